@@ -1,0 +1,1 @@
+//! The npm package binding of Hippo (see issue: npm).

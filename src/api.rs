@@ -1,0 +1,387 @@
+//! Wire shapes: the JSON bodies of the HTTP routes (SPEC §3) and the npm API (SPEC §4).
+//! Defined once here; the Worker and the npm package serialize exactly these.
+
+use crate::conversation::Turn;
+use crate::diary::DiaryEntry;
+use crate::memory::{Memory, MemoryInput};
+use crate::npc::NpcSettings;
+use crate::pkg::{Pkg, PkgUpdate};
+use crate::relationship::{Entity, EntityOp};
+use crate::time::Timestamp;
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+/// `{"status": "ok"}` plus nothing else.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ok {
+    pub status: String,
+}
+
+impl Ok {
+    pub fn new() -> Self {
+        Ok {
+            status: "ok".into(),
+        }
+    }
+}
+
+impl Default for Ok {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+// ---- NPC (SPEC §3.3) ----
+
+/// `PUT /api/npc/{npcid}`. The initial `pkg` goes through the PKG merge rules.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NpcUpsert {
+    #[serde(default)]
+    pub display_name: Option<String>,
+    #[serde(default)]
+    pub pkg: Option<IndexMap<String, serde_json::Value>>,
+    #[serde(default)]
+    pub voice_registered: Option<bool>,
+    #[serde(default)]
+    pub face_registered: Option<bool>,
+    #[serde(default)]
+    pub settings: Option<NpcSettings>,
+}
+
+/// `GET /api/npc/{npcid}` and the answer of `PUT`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NpcView {
+    pub npcid: String,
+    pub display_name: String,
+    pub created_at: Timestamp,
+    pub voice_registered: bool,
+    pub face_registered: bool,
+    pub settings: NpcSettings,
+    /// True when this call created the NPC.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub created: bool,
+}
+
+/// `GET /api/npc?after=&limit=`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NpcList {
+    pub npcs: Vec<NpcView>,
+    /// Pass as `after` for the next page; absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next: Option<String>,
+}
+
+// ---- PKG (seed) ----
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PkgView {
+    pub npcid: String,
+    pub pkg: Pkg,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PkgUpdateRequest {
+    pub updates: Vec<PkgUpdate>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PkgUpdateResponse {
+    pub status: String,
+    pub updated_fields: Vec<String>,
+}
+
+// ---- Relationships (seed) ----
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RelationshipView {
+    pub npcid: String,
+    /// Keys in entity-number order.
+    pub relationship: IndexMap<String, Entity>,
+    pub count: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EntityOpsRequest {
+    pub ops: Vec<EntityOp>,
+}
+
+/// What each op did: `{op, id}` in request order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EntityOpResult {
+    pub op: String,
+    pub id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EntityOpsResponse {
+    pub status: String,
+    pub results: Vec<EntityOpResult>,
+    pub count: usize,
+}
+
+// ---- Diary (seed) ----
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DiaryView {
+    pub npcid: String,
+    pub prior: String,
+    /// Newest first.
+    pub dailies: Vec<DiaryEntry>,
+    pub count: usize,
+}
+
+// ---- Dream (seed) ----
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DreamResponse {
+    pub status: String,
+    pub report: DreamReport,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct DreamReport {
+    pub skipped: bool,
+    pub diary: Option<DiaryReport>,
+    pub extractions: Option<ExtractionReport>,
+    pub cleanup: Option<CleanupReport>,
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DiaryReport {
+    pub date: String,
+    pub diary_text: String,
+    pub prior_merged: bool,
+    pub overflow_count: usize,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExtractionReport {
+    pub entity_ops_count: usize,
+    pub pkg_updates_count: usize,
+    pub entity_ops: Vec<EntityOp>,
+    pub pkg_updates: Vec<PkgUpdate>,
+    pub rel_written: bool,
+    pub pkg_written: bool,
+    /// Hippo's addition: typed memories the dream extracted, and what conflict resolution
+    /// did with each (`inserted`, `reinforced`, `superseded`).
+    #[serde(default)]
+    pub memories: Vec<ExtractedMemoryReport>,
+    #[serde(default)]
+    pub memories_written: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExtractedMemoryReport {
+    pub summary: String,
+    #[serde(rename = "type")]
+    pub memory_type: String,
+    pub importance: f64,
+    pub confidence: f64,
+    pub action: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CleanupReport {
+    pub content_hybrid_deleted: usize,
+    pub emotion_v2_deleted: usize,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dry_run: bool,
+}
+
+// ---- Conversation (SPEC §3.3) ----
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConversationAppend {
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default)]
+    pub turns: Vec<TurnInput>,
+    #[serde(default)]
+    pub summary: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TurnInput {
+    pub role: String,
+    pub content: String,
+    #[serde(default)]
+    pub ts: Option<Timestamp>,
+    /// Position of the turn in its session. Defaults to its position in this request, so
+    /// re-sending a whole session is idempotent; send it when appending turn by turn.
+    #[serde(default)]
+    pub index: Option<u32>,
+    #[serde(default)]
+    pub emotion: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConversationAppendResponse {
+    pub status: String,
+    pub appended: usize,
+    /// Turns already present (same session and index): not stored twice.
+    pub duplicates: usize,
+    pub last_seq: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConversationView {
+    pub npcid: String,
+    pub turns: Vec<Turn>,
+    pub watermark: u64,
+}
+
+// ---- Memories (SPEC §3.3) ----
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AddMemoriesRequest {
+    pub memories: Vec<MemoryInput>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AddMemoriesResponse {
+    pub status: String,
+    /// One per input, in order: the id and what conflict resolution did.
+    pub results: Vec<AddMemoryResult>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AddMemoryResult {
+    pub id: String,
+    /// `inserted` | `reinforced` | `superseded` (the new one replaced `supersedes`).
+    pub action: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supersedes: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MemoryList {
+    pub npcid: String,
+    pub memories: Vec<MemoryView>,
+    pub count: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<usize>,
+}
+
+/// A stored memory plus its computed strength and tier.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MemoryView {
+    #[serde(flatten)]
+    pub memory: Memory,
+    pub strength: f64,
+    pub tier: String,
+}
+
+/// `POST /api/memories/{npcid}/search`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SearchRequest {
+    #[serde(default)]
+    pub query: String,
+    #[serde(default)]
+    pub memory_types: Option<Vec<String>>,
+    #[serde(default)]
+    pub max_results: Option<i64>,
+    #[serde(default)]
+    pub time_hint: Option<String>,
+    #[serde(default)]
+    pub include_sensitive: bool,
+    /// Archive-tier memories are only returned when asked for (SPEC §2.2).
+    #[serde(default)]
+    pub include_archived: bool,
+    #[serde(default)]
+    pub debug: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchResponse {
+    pub memories: Vec<SearchHit>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchHit {
+    pub id: String,
+    pub summary: String,
+    #[serde(rename = "type")]
+    pub memory_type: String,
+    pub confidence: f64,
+    pub updated_at: String,
+    pub source: String,
+    pub score: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signals: Option<IndexMap<String, f64>>,
+}
+
+/// `POST /memory_retrieval` (SPEC §3.4). Unknown fields are ignored.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct RetrievalRequest {
+    #[serde(default)]
+    pub live_id: Option<serde_json::Value>,
+    #[serde(default)]
+    pub query: Option<String>,
+    #[serde(default)]
+    pub reason: Option<String>,
+    #[serde(default)]
+    pub memory_types: Option<Vec<String>>,
+    #[serde(default)]
+    pub time_hint: Option<String>,
+    #[serde(default)]
+    pub max_results: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RetrievalResponse {
+    pub memories: Vec<RetrievedMemory>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RetrievedMemory {
+    pub id: String,
+    pub summary: String,
+    #[serde(rename = "type")]
+    pub memory_type: String,
+    pub confidence: f64,
+    pub updated_at: String,
+    pub source: String,
+}
+
+// ---- Tokens (SPEC §3.3) ----
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TokenRequest {
+    #[serde(default)]
+    pub ttl_seconds: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TokenIssued {
+    pub token_id: String,
+    /// The secret. Shown once; only its hash is stored.
+    pub token: String,
+    pub expires_at: Option<Timestamp>,
+}
+
+// ---- Export / import (SPEC §3.3) ----
+
+pub const EXPORT_FORMAT: &str = "hippo.npc";
+pub const EXPORT_VERSION: u32 = 1;
+
+/// The whole memory of one NPC, as one versioned document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NpcExport {
+    pub format: String,
+    pub version: u32,
+    pub npc: crate::npc::Npc,
+    pub pkg: Pkg,
+    pub relationship: IndexMap<String, Entity>,
+    pub diary: crate::diary::Diary,
+    pub turns: Vec<Turn>,
+    pub memories: Vec<Memory>,
+}

@@ -1,0 +1,80 @@
+//! Identifiers: npcid validation, random ids and tokens, and hashing.
+
+use crate::error::{Error, Result};
+use sha2::{Digest, Sha256};
+
+/// `npcid`: 1–64 characters of `[A-Za-z0-9_.:-]` (SPEC §1); anything else is a 400.
+pub fn validate_npcid(npcid: &str) -> Result<()> {
+    let ok = !npcid.is_empty()
+        && npcid.len() <= 64
+        && npcid
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            "npcid must be 1-64 characters of A-Z a-z 0-9 _ . : -",
+        ))
+    }
+}
+
+/// `n` random bytes from the platform's CSPRNG (`crypto.getRandomValues` on wasm).
+pub fn random_bytes<const N: usize>() -> [u8; N] {
+    let mut buf = [0u8; N];
+    getrandom::getrandom(&mut buf).expect("the platform has a random source");
+    buf
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(DIGITS[(b >> 4) as usize] as char);
+        out.push(DIGITS[(b & 15) as usize] as char);
+    }
+    out
+}
+
+/// A new random id with a readable prefix, e.g. `mem_3f9a…` (prefix + 16 hex digits).
+pub fn new_id(prefix: &str) -> String {
+    format!("{prefix}_{}", hex(&random_bytes::<8>()))
+}
+
+/// A new secret token: 32 random bytes, hex, with a `hpo_` prefix so leaks are greppable.
+pub fn new_token() -> String {
+    format!("hpo_{}", hex(&random_bytes::<32>()))
+}
+
+/// SHA-256 of `text`, hex. Tokens are stored only as this hash.
+pub fn sha256_hex(text: &str) -> String {
+    hex(&Sha256::digest(text.as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn npcid_rules() {
+        for ok in ["a", "01", "npc_1.test:x-y", &"a".repeat(64)] {
+            assert!(validate_npcid(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "a b", "../x", "a/b", "灵绯", &"a".repeat(65), "x\0"] {
+            assert!(validate_npcid(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn ids_are_unique_and_prefixed() {
+        let a = new_id("mem");
+        let b = new_id("mem");
+        assert!(a.starts_with("mem_") && a.len() == 20);
+        assert_ne!(a, b);
+        assert_eq!(new_token().len(), 4 + 64);
+        assert_eq!(
+            sha256_hex("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+}

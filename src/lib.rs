@@ -1,0 +1,25 @@
+//! Hippo's memory core: every rule of the product, with no I/O.
+//!
+//! The core never talks to a database, a network or JS. It reaches the outside world only
+//! through the traits in [`ports`] (store, vector index, embedder, LLM, HTTP client, clock),
+//! which the Worker (`worker/`) and the npm package (`pkg/`) implement. [`engine::Hippo`] is
+//! the one entry point both bindings call; each module below holds one concept's rules.
+
+pub mod api;
+pub mod conversation;
+pub mod diary;
+pub mod dream;
+pub mod engine;
+pub mod error;
+pub mod ids;
+pub mod memory;
+pub mod npc;
+pub mod pkg;
+pub mod ports;
+pub mod relationship;
+pub mod retrieval;
+pub mod store;
+pub mod time;
+
+pub use engine::Hippo;
+pub use error::{Error, Result};

@@ -1,0 +1,151 @@
+//! Long-term memories: the record (SPEC §1), strength and decay (§2.2), conflict resolution (§2.3).
+
+use crate::time::Timestamp;
+use serde::{Deserialize, Serialize};
+
+/// The memory_retrieval `memory_types` enum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MemoryType {
+    Preference,
+    Style,
+    Profile,
+    History,
+    Project,
+    Constraint,
+    Relationship,
+    Other,
+}
+
+impl MemoryType {
+    pub const ALL: [MemoryType; 8] = [
+        MemoryType::Preference,
+        MemoryType::Style,
+        MemoryType::Profile,
+        MemoryType::History,
+        MemoryType::Project,
+        MemoryType::Constraint,
+        MemoryType::Relationship,
+        MemoryType::Other,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MemoryType::Preference => "preference",
+            MemoryType::Style => "style",
+            MemoryType::Profile => "profile",
+            MemoryType::History => "history",
+            MemoryType::Project => "project",
+            MemoryType::Constraint => "constraint",
+            MemoryType::Relationship => "relationship",
+            MemoryType::Other => "other",
+        }
+    }
+
+    /// Parses a type name; unknown names are `None` (callers ignore them, SPEC §2.4).
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|t| t.as_str().eq_ignore_ascii_case(name.trim()))
+    }
+}
+
+/// Which internal collection a record belongs to (SPEC §1 "Vector collections").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Collection {
+    /// Typed long-term memories: what retrieval is about.
+    #[default]
+    Memory,
+    /// Conversation chunks for hybrid search; expire (default 30 days).
+    Content,
+    /// Emotionally salient snippets with label and intensity; expire (default 14 days).
+    Emotion,
+}
+
+impl Collection {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Collection::Memory => "memory",
+            Collection::Content => "content",
+            Collection::Emotion => "emotion",
+        }
+    }
+}
+
+/// An emotion label and its intensity (0..1), for `emotion` snippets.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EmotionTag {
+    pub label: String,
+    pub intensity: f64,
+}
+
+/// A stored memory (SPEC §1). Strength is never stored: it is computed at read time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Memory {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub memory_type: MemoryType,
+    pub summary: String,
+    #[serde(default)]
+    pub keywords: Vec<String>,
+    /// Trust: how sure we are that this is true (0..1). Never a relevance score.
+    pub confidence: f64,
+    /// 0..1; the base of strength.
+    pub importance: f64,
+    pub source: String,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub last_accessed_at: Timestamp,
+    #[serde(default)]
+    pub access_count: u32,
+    #[serde(default = "one")]
+    pub encounter_count: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_time: Option<Timestamp>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<Timestamp>,
+    #[serde(default)]
+    pub sensitive: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
+    #[serde(default)]
+    pub collection: Collection,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emotion: Option<EmotionTag>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// A memory as callers submit it (`POST /api/memories/{npcid}`, `addMemories`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MemoryInput {
+    pub summary: String,
+    #[serde(rename = "type")]
+    pub memory_type: String,
+    #[serde(default)]
+    pub keywords: Vec<String>,
+    #[serde(default)]
+    pub confidence: Option<f64>,
+    #[serde(default)]
+    pub importance: Option<f64>,
+    #[serde(default)]
+    pub source: Option<String>,
+    #[serde(default)]
+    pub event_time: Option<Timestamp>,
+    #[serde(default)]
+    pub expires_at: Option<Timestamp>,
+    #[serde(default)]
+    pub sensitive: bool,
+}
+
+impl Memory {
+    pub fn is_expired(&self, now: Timestamp) -> bool {
+        self.expires_at.is_some_and(|t| t <= now)
+    }
+}
+
+pub mod conflict;
+pub mod strength;

@@ -1,0 +1,303 @@
+//! The ports: everything the core needs from the outside world, as traits.
+//!
+//! Implementations: the in-memory store and vector index in [`crate::store`] (tests, the npm
+//! package, the browser), D1 and Vectorize in `worker/`. Futures are `?Send` so wasm32
+//! implementations can hold JS values.
+
+use crate::conversation::Turn;
+use crate::diary::DiaryEntry;
+use crate::error::PortError;
+use crate::memory::{Collection, Memory, MemoryType};
+use crate::npc::Npc;
+use crate::pkg::PkgValue;
+use crate::relationship::Entity;
+use crate::time::Timestamp;
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+pub type PortResult<T> = Result<T, PortError>;
+
+/// One write of a [`WriteBatch`]. Every write is scoped to the batch's NPC.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Write {
+    /// Create the NPC or replace its record (settings, flags, watermark, entity sequence).
+    PutNpc(Npc),
+    /// Delete the NPC and every row of it (PKG, relationships, diary, log, memories, tokens).
+    DeleteNpc,
+    /// Set one PKG field. A new field goes after the existing ones; an existing one keeps
+    /// its place (per-field rows: parallel updates of different fields never collide).
+    SetPkgField {
+        key: String,
+        value: PkgValue,
+    },
+    PutEntity {
+        id: String,
+        entity: Entity,
+    },
+    DeleteEntity {
+        id: String,
+    },
+    /// Insert or replace the daily entry of `entry.date`.
+    PutDaily {
+        entry: DiaryEntry,
+    },
+    DeleteDaily {
+        date: String,
+    },
+    SetPrior {
+        prior: String,
+    },
+    /// Append a log entry. Ignored if an entry with the same `(session_id, turn_index)`
+    /// exists (idempotent appends). The store assigns nothing: `seq` comes from the engine.
+    AppendTurn {
+        turn: Turn,
+    },
+    /// Insert or replace a memory.
+    PutMemory {
+        memory: Memory,
+    },
+    DeleteMemory {
+        id: String,
+    },
+    /// Retrieval reinforcement (SPEC §2.2), applied in place so concurrent readers never lose
+    /// a count: `access_count += 1`, `last_accessed_at = at`,
+    /// `importance += (1 - importance) * 0.05`.
+    Touch {
+        ids: Vec<String>,
+        at: Timestamp,
+    },
+    /// Move the dream watermark (only forward).
+    SetWatermark {
+        seq: u64,
+    },
+    PutToken {
+        token: TokenRecord,
+    },
+    DeleteToken {
+        token_id: String,
+    },
+}
+
+/// A group of writes to one NPC that all land or none do.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct WriteBatch {
+    pub writes: Vec<Write>,
+    /// If set, the commit fails with [`PortError::Conflict`] unless the NPC's stored
+    /// `version` equals this (optimistic concurrency: read, compute, commit, retry).
+    pub expect_version: Option<u64>,
+}
+
+impl WriteBatch {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn expecting(version: u64) -> Self {
+        WriteBatch {
+            writes: Vec::new(),
+            expect_version: Some(version),
+        }
+    }
+
+    pub fn push(&mut self, write: Write) {
+        self.writes.push(write);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.writes.is_empty()
+    }
+}
+
+/// A memory_retrieval token as stored: only the SHA-256 of the secret.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TokenRecord {
+    pub token_id: String,
+    pub npcid: String,
+    pub token_hash: String,
+    pub created_at: Timestamp,
+    pub expires_at: Option<Timestamp>,
+}
+
+/// Which memories to list.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MemoryFilter {
+    /// `None` = every collection.
+    pub collection: Option<Collection>,
+    /// Empty = all types.
+    pub types: Vec<MemoryType>,
+    pub include_superseded: bool,
+    /// Only memories updated at or after this instant.
+    pub updated_since: Option<Timestamp>,
+    /// Paging over the store's stable order (creation order).
+    pub offset: usize,
+    /// `None` = no limit.
+    pub limit: Option<usize>,
+}
+
+/// A lexical query: the core's tokens of the query text, each with a weight.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LexicalQuery {
+    pub terms: Vec<String>,
+    pub collections: Vec<Collection>,
+}
+
+/// The source of truth for everything of every NPC.
+#[async_trait(?Send)]
+pub trait Store {
+    async fn npc(&self, npcid: &str) -> PortResult<Option<Npc>>;
+    /// NPCs ordered by npcid, strictly after `after`.
+    async fn list_npcs(&self, after: Option<&str>, limit: usize) -> PortResult<Vec<Npc>>;
+    /// The PKG fields in their stored order (registration flags are on [`Npc`]).
+    async fn pkg(&self, npcid: &str) -> PortResult<Vec<(String, PkgValue)>>;
+    async fn entities(&self, npcid: &str) -> PortResult<Vec<(String, Entity)>>;
+    /// `prior` and the dailies, oldest first.
+    async fn diary(&self, npcid: &str) -> PortResult<(String, Vec<DiaryEntry>)>;
+    /// Log entries with `seq > after_seq`, in `seq` order, at most `limit`.
+    async fn turns(&self, npcid: &str, after_seq: u64, limit: usize) -> PortResult<Vec<Turn>>;
+    /// The highest `seq` in the NPC's log (0 if empty).
+    async fn last_seq(&self, npcid: &str) -> PortResult<u64>;
+    async fn memories(&self, npcid: &str, filter: &MemoryFilter) -> PortResult<Vec<Memory>>;
+    async fn memories_by_id(&self, npcid: &str, ids: &[String]) -> PortResult<Vec<Memory>>;
+    /// Memories whose lexical text matches the query, best first, with a relevance score
+    /// (higher is better; scale is the backend's own, the ranker normalises it).
+    async fn lexical_search(
+        &self,
+        npcid: &str,
+        query: &LexicalQuery,
+        limit: usize,
+    ) -> PortResult<Vec<(String, f64)>>;
+    /// Applies every write of the batch atomically, and increments the NPC's version.
+    async fn commit(&self, npcid: &str, batch: WriteBatch) -> PortResult<()>;
+
+    async fn token_by_hash(&self, token_hash: &str) -> PortResult<Option<TokenRecord>>;
+    async fn tokens(&self, npcid: &str) -> PortResult<Vec<TokenRecord>>;
+
+    /// Takes the NPC's dream lease if it is free or expired (`until` is when it lapses).
+    /// Returns false if someone else holds it.
+    async fn acquire_lease(
+        &self,
+        npcid: &str,
+        holder: &str,
+        now: Timestamp,
+        until: Timestamp,
+    ) -> PortResult<bool>;
+    async fn release_lease(&self, npcid: &str, holder: &str) -> PortResult<()>;
+
+    /// Global key/value settings (e.g. the embedder's name and dimension).
+    async fn meta(&self, key: &str) -> PortResult<Option<String>>;
+    async fn set_meta(&self, key: &str, value: &str) -> PortResult<()>;
+}
+
+/// One vector with what filtering needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VectorItem {
+    pub id: String,
+    pub collection: Collection,
+    pub memory_type: MemoryType,
+    pub values: Vec<f32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct VectorFilter {
+    /// Empty = every collection.
+    pub collections: Vec<Collection>,
+    /// Empty = every type.
+    pub types: Vec<MemoryType>,
+}
+
+/// A nearest-neighbour index, partitioned by NPC (a namespace per NPC).
+#[async_trait(?Send)]
+pub trait VectorIndex {
+    async fn upsert(&self, npcid: &str, items: Vec<VectorItem>) -> PortResult<()>;
+    /// Up to `top_k` ids with cosine similarity, best first.
+    async fn query(
+        &self,
+        npcid: &str,
+        vector: &[f32],
+        top_k: usize,
+        filter: &VectorFilter,
+    ) -> PortResult<Vec<(String, f32)>>;
+    async fn delete(&self, npcid: &str, ids: &[String]) -> PortResult<()>;
+    async fn delete_npc(&self, npcid: &str) -> PortResult<()>;
+}
+
+/// Similarity thresholds for conflict resolution (SPEC §2.3), declared by each embedder.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SimilarityThresholds {
+    /// At or above: the same fact (reinforce).
+    pub duplicate: f32,
+    /// At or above (and below `duplicate`): ambiguous, ask the LLM or the rules.
+    pub ambiguous: f32,
+}
+
+#[async_trait(?Send)]
+pub trait Embedder {
+    /// A stable name, recorded in the database on first use.
+    fn name(&self) -> &str;
+    fn dimension(&self) -> usize;
+    fn thresholds(&self) -> SimilarityThresholds;
+    /// One unit-length vector per text.
+    async fn embed(&self, texts: &[String]) -> PortResult<Vec<Vec<f32>>>;
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatMessage {
+    pub role: String,
+    pub content: String,
+}
+
+/// A chat-completion LLM: system prompt + messages in, text out.
+#[async_trait(?Send)]
+pub trait Llm {
+    async fn complete(&self, system: &str, messages: &[ChatMessage]) -> PortResult<String>;
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpRequest {
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+    pub timeout_ms: u32,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpResponse {
+    pub status: u16,
+    pub body: String,
+}
+
+/// Outbound HTTP POST (the Worker's `fetch`; a JS callback in the npm package).
+#[async_trait(?Send)]
+pub trait HttpClient {
+    async fn post(&self, request: HttpRequest) -> PortResult<HttpResponse>;
+}
+
+pub trait Clock {
+    fn now(&self) -> Timestamp;
+}
+
+/// A clock fixed at one instant (tests, benchmarks); settable.
+#[derive(Debug, Default)]
+pub struct FixedClock(pub std::cell::Cell<i64>);
+
+impl FixedClock {
+    pub fn at(t: Timestamp) -> Self {
+        FixedClock(std::cell::Cell::new(t.ms()))
+    }
+
+    pub fn set(&self, t: Timestamp) {
+        self.0.set(t.ms());
+    }
+
+    pub fn advance_hours(&self, hours: f64) {
+        self.0
+            .set(self.0.get() + (hours * crate::time::MS_PER_HOUR as f64) as i64);
+    }
+}
+
+impl Clock for FixedClock {
+    fn now(&self) -> Timestamp {
+        Timestamp(self.0.get())
+    }
+}

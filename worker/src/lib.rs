@@ -1,0 +1,1 @@
+//! The Cloudflare Worker binding of Hippo (see issue: worker).
