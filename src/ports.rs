@@ -142,6 +142,17 @@ pub struct LexicalQuery {
     pub collections: Vec<Collection>,
 }
 
+/// BM25 corpus statistics, so the ranker scores every candidate the same way whatever
+/// backend produced it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CorpusStats {
+    pub docs: usize,
+    /// Average document length in tokens.
+    pub avg_len: f64,
+    /// Document frequency of each query term, in the order asked.
+    pub df: Vec<usize>,
+}
+
 /// The source of truth for everything of every NPC.
 #[async_trait(?Send)]
 pub trait Store {
@@ -167,6 +178,9 @@ pub trait Store {
         query: &LexicalQuery,
         limit: usize,
     ) -> PortResult<Vec<(String, f64)>>;
+    /// Corpus statistics for BM25 over the NPC's lexical documents (memories and content
+    /// chunks): document count, average length, and the document frequency of each term.
+    async fn term_stats(&self, npcid: &str, terms: &[String]) -> PortResult<CorpusStats>;
     /// Applies every write of the batch atomically, and increments the NPC's version.
     async fn commit(&self, npcid: &str, batch: WriteBatch) -> PortResult<()>;
 

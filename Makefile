@@ -1,0 +1,27 @@
+# Hippo: the two commands are `make dev` (local Worker on 127.0.0.1:$PORT, default 8787) and
+# `make test` (every suite). Both run `make setup` first, which installs pinned tools once.
+SHELL := /bin/bash
+PORT ?= 8787
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+
+.PHONY: setup dev test test-rust test-wasm lint worker pkg test-worker test-npm test-browser bench fmt
+
+setup:
+	@bash scripts/setup.sh
+
+lint: setup
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets -- -D warnings
+
+test-rust: setup
+	cargo test --workspace
+
+# The core must build for wasm32 (the Worker and the npm package both run it there).
+test-wasm: setup
+	cargo build -p hippo --lib --target wasm32-unknown-unknown
+
+test: lint test-rust test-wasm
+	@echo "all suites passed"
+
+fmt:
+	cargo fmt --all
