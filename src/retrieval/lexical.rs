@@ -36,21 +36,28 @@ pub struct DocTerms {
 
 impl DocTerms {
     pub fn new(summary: &str, keywords: &[String], context: &str) -> Self {
+        let keyword_terms: Vec<String> = keywords.iter().flat_map(|k| tokenize(k)).collect();
+        Self::from_terms(&tokenize(summary), &keyword_terms, &tokenize(context))
+    }
+
+    /// From already tokenized fields.
+    pub fn from_terms(summary: &[String], keywords: &[String], context: &[String]) -> Self {
         let mut doc = DocTerms::default();
-        doc.add_field(tokenize(summary), 1.0);
-        for keyword in keywords {
-            doc.add_field(tokenize(keyword), KEYWORD_BOOST);
-        }
-        if !context.is_empty() {
-            doc.add_field(tokenize(context), CONTEXT_WEIGHT);
-        }
+        doc.add_field(summary, 1.0);
+        doc.add_field(keywords, KEYWORD_BOOST);
+        doc.add_field(context, CONTEXT_WEIGHT);
         doc
     }
 
-    fn add_field(&mut self, terms: Vec<String>, weight: f64) {
+    fn add_field(&mut self, terms: &[String], weight: f64) {
         self.len += terms.len() as f64 * weight;
         for term in terms {
-            *self.tf.entry(term).or_insert(0.0) += weight;
+            match self.tf.get_mut(term) {
+                Some(tf) => *tf += weight,
+                None => {
+                    self.tf.insert(term.clone(), weight);
+                }
+            }
         }
     }
 

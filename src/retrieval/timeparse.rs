@@ -69,6 +69,17 @@ pub fn parse_time_range(text: &str, today: NaiveDate) -> Option<DateRange> {
     found
 }
 
+/// The range of a request: the `time_hint` if it names one, else time words in the query.
+pub fn request_time_range(
+    time_hint: Option<&str>,
+    query: &str,
+    today: NaiveDate,
+) -> Option<DateRange> {
+    time_hint
+        .and_then(|hint| parse_time_range(hint, today))
+        .or_else(|| parse_time_range(query, today))
+}
+
 #[derive(Debug, Clone, PartialEq)]
 enum Tok {
     Num(u32),
@@ -525,6 +536,15 @@ mod tests {
         assert_eq!(range("May I ask what you like?"), None);
         assert_eq!(range("I have 2 cats"), None);
         assert_eq!(range("13月40日"), None);
+    }
+
+    #[test]
+    fn the_hint_wins_over_the_query() {
+        let r = request_time_range(Some("yesterday"), "what did we do last week", today());
+        assert_eq!(r, Some(DateRange::day(d("2026-04-07"))));
+        let r = request_time_range(Some("whenever"), "what did we do last week", today());
+        assert_eq!(r, Some(DateRange::new(d("2026-03-30"), d("2026-04-05"))));
+        assert_eq!(request_time_range(None, "hello", today()), None);
     }
 
     #[test]
