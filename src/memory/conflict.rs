@@ -179,23 +179,50 @@ const SLOT_MARKERS: &[(&str, &[&str])] = &[
     (
         "residence",
         &[
-            "lives in", "live in", "lives at", "live at", "moved to", "relocated to", "居住在",
-            "住在", "定居在", "定居于", "搬到了", "搬到",
+            "lives in",
+            "live in",
+            "lives at",
+            "live at",
+            "moved to",
+            "relocated to",
+            "居住在",
+            "住在",
+            "定居在",
+            "定居于",
+            "搬到了",
+            "搬到",
         ],
     ),
     (
         "workplace",
         &[
-            "is working at", "works at", "work at", "works for", "work for", "is employed at",
-            "is employed by", "就职于", "任职于",
+            "is working at",
+            "works at",
+            "work at",
+            "works for",
+            "work for",
+            "is employed at",
+            "is employed by",
+            "就职于",
+            "任职于",
         ],
     ),
     ("occupation", &["is working as", "works as", "work as"]),
-    ("birthplace", &["was born in", "were born in", "出生在", "出生于"]),
+    (
+        "birthplace",
+        &["was born in", "were born in", "出生在", "出生于"],
+    ),
     ("birthday", &["was born on", "were born on"]),
     (
         "origin",
-        &["comes from", "come from", "is from", "are from", "am from", "来自"],
+        &[
+            "comes from",
+            "come from",
+            "is from",
+            "are from",
+            "am from",
+            "来自",
+        ],
     ),
 ];
 
@@ -205,8 +232,20 @@ const COPULAS: &[&str] = &["is", "are", "am", "是"];
 /// Words that say when or how sure, not who: dropped from subjects so "User now lives in X"
 /// and "User lives in Y" share a slot.
 const SUBJECT_FILLERS_EN: &[&str] = &[
-    "the", "currently", "now", "still", "also", "recently", "actually", "really", "usually",
-    "just", "already", "finally", "has", "have",
+    "the",
+    "currently",
+    "now",
+    "still",
+    "also",
+    "recently",
+    "actually",
+    "really",
+    "usually",
+    "just",
+    "already",
+    "finally",
+    "has",
+    "have",
 ];
 const SUBJECT_FILLERS_ZH: &[&str] = &[
     "现在", "目前", "已经", "一直", "仍然", "如今", "最近", "其实", "平时", "还", "也", "都",
@@ -214,8 +253,18 @@ const SUBJECT_FILLERS_ZH: &[&str] = &[
 /// Negations at the end of a subject belong to the value: "no longer lives in Berlin"
 /// contradicts "lives in Berlin".
 const NEGATIONS: &[&str] = &[
-    "does not", "doesn't", "do not", "don't", "no longer", "never", "not", "不再", "从不",
-    "没有", "不", "没",
+    "does not",
+    "doesn't",
+    "do not",
+    "don't",
+    "no longer",
+    "never",
+    "not",
+    "不再",
+    "从不",
+    "没有",
+    "不",
+    "没",
 ];
 /// Leading articles and measure words that do not change a value.
 const VALUE_ARTICLES: &[&str] = &["a ", "an ", "the ", "一名", "一个", "一位", "一家"];
@@ -238,11 +287,18 @@ pub fn subject_slot(text: &str) -> Option<(String, String)> {
         .flat_map(|(slot, markers)| markers.iter().map(move |m| (*slot, *m)))
         .filter_map(|(slot, marker)| {
             let (subject, value) = split_at_marker(&text, marker)?;
-            Some((subject.len(), usize::MAX - marker.len(), slot, subject, value))
+            Some((
+                subject.len(),
+                usize::MAX - marker.len(),
+                slot,
+                subject,
+                value,
+            ))
         })
-        .chain(split_zai_gongzuo(&text).map(|(subject, value)| {
-            (subject.len(), usize::MAX, "workplace", subject, value)
-        }))
+        .chain(
+            split_zai_gongzuo(&text)
+                .map(|(subject, value)| (subject.len(), usize::MAX, "workplace", subject, value)),
+        )
         .min_by_key(|(at, longest, ..)| (*at, *longest));
     if let Some((_, _, slot, subject, value)) = marked {
         return slot_and_value(subject, value, slot);
@@ -393,9 +449,15 @@ mod tests {
 
     #[test]
     fn normalization_folds_case_width_punctuation_and_spacing() {
-        assert_eq!(normalize_text("  User LIVES in Berlin!! "), "userlivesinberlin");
+        assert_eq!(
+            normalize_text("  User LIVES in Berlin!! "),
+            "userlivesinberlin"
+        );
         assert_eq!(normalize_text("用户，住在　北京。"), "用户住在北京");
-        assert_eq!(normalize_text("ＵＳＥＲ　ｌｉｋｅｓ　ＴＥＡ！"), "userlikestea");
+        assert_eq!(
+            normalize_text("ＵＳＥＲ　ｌｉｋｅｓ　ＴＥＡ！"),
+            "userlikestea"
+        );
         assert_eq!(normalize_text("「喜欢」《三体》…"), "喜欢三体");
         assert_eq!(normalize_text("likes 🍵"), "likes🍵");
         assert_eq!(text_hash("User likes tea."), text_hash("user  LIKES tea"));
@@ -415,7 +477,10 @@ mod tests {
         assert_eq!(Verdict::parse("maybe"), None);
         assert_eq!(Verdict::parse(""), None);
         assert_eq!(Verdict::parse("DUPLICATE or DISTINCT"), None);
-        assert_eq!(Verdict::parse(Verdict::Supersedes.as_str()), Some(Verdict::Supersedes));
+        assert_eq!(
+            Verdict::parse(Verdict::Supersedes.as_str()),
+            Some(Verdict::Supersedes)
+        );
     }
 
     #[test]
@@ -428,7 +493,10 @@ mod tests {
             (0.50, 0.70, Decision::Insert),
         ];
         for (sa, sb, want) in cases {
-            assert_eq!(decide("User enjoys tea", &[(&a, sa), (&b, sb)], BANDS), want);
+            assert_eq!(
+                decide("User enjoys tea", &[(&a, sa), (&b, sb)], BANDS),
+                want
+            );
         }
         assert_eq!(decide("anything", &[], BANDS), Decision::Insert);
     }
@@ -445,7 +513,10 @@ mod tests {
     fn superseded_candidates_are_ignored() {
         let mut old = memory("mem_old", "User lives in Berlin");
         old.superseded_by = Some("mem_new".into());
-        assert_eq!(decide("User lives in Berlin", &[(&old, 0.99)], BANDS), Decision::Insert);
+        assert_eq!(
+            decide("User lives in Berlin", &[(&old, 0.99)], BANDS),
+            Decision::Insert
+        );
     }
 
     #[test]
@@ -453,11 +524,17 @@ mod tests {
         let pairs = [
             ("User lives in Bangkok", "User lives in Berlin"),
             ("用户住在上海", "用户住在北京"),
-            ("The user likes to be called B", "The user likes to be called A"),
+            (
+                "The user likes to be called B",
+                "The user likes to be called A",
+            ),
             ("用户喜欢被叫小澈", "用户喜欢被叫阿澈"),
             ("User now works at Google", "User works at Microsoft"),
             ("用户现在在字节跳动工作", "用户在腾讯工作"),
-            ("User's favorite color is green", "The user's favorite color is blue"),
+            (
+                "User's favorite color is green",
+                "The user's favorite color is blue",
+            ),
             ("用户最喜欢的颜色是绿色", "用户最喜欢的颜色是蓝色"),
             ("用户的生日是6月2日", "用户生日是5月1日"),
             ("User no longer lives in Berlin", "User lives in Berlin"),
@@ -507,15 +584,27 @@ mod tests {
     #[test]
     fn subject_slots() {
         let slot = |t: &str| subject_slot(t).map(|(s, v)| format!("{s}={v}"));
-        assert_eq!(slot("User lives in Berlin").as_deref(), Some("user|residence=berlin"));
+        assert_eq!(
+            slot("User lives in Berlin").as_deref(),
+            Some("user|residence=berlin")
+        );
         assert_eq!(slot("用户住在北京").as_deref(), Some("用户|residence=北京"));
-        assert_eq!(slot("用户住在叫做望京的小区").as_deref(), Some("用户|residence=叫做望京的小区"));
+        assert_eq!(
+            slot("用户住在叫做望京的小区").as_deref(),
+            Some("用户|residence=叫做望京的小区")
+        );
         assert_eq!(
             slot("The user likes to be called A Che").as_deref(),
             Some("user|called=ache")
         );
-        assert_eq!(slot("用户在腾讯工作").as_deref(), Some("用户|workplace=腾讯"));
-        assert_eq!(slot("User’s birthday is May 5").as_deref(), Some("userbirthday|is=may5"));
+        assert_eq!(
+            slot("用户在腾讯工作").as_deref(),
+            Some("用户|workplace=腾讯")
+        );
+        assert_eq!(
+            slot("User’s birthday is May 5").as_deref(),
+            Some("userbirthday|is=may5")
+        );
         assert_eq!(slot("Is a teacher"), None);
         assert_eq!(slot("User likes tea"), None);
         assert_eq!(slot("User lives in"), None);

@@ -18,7 +18,8 @@ type CaseResult = Result<(), String>;
 
 macro_rules! check {
     ($cond:expr, $($msg:tt)+) => {
-        if !$cond {
+        let ok: bool = $cond;
+        if !ok {
             return Err(format!($($msg)+));
         }
     };
