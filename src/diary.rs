@@ -75,7 +75,11 @@ mod tests {
     #[test]
     fn entries_stay_sorted_and_same_date_is_replaced() {
         let mut diary = Diary::default();
-        for (date, text) in [("2026-04-08", "a"), ("2026-04-06", "b"), ("2026-04-08", "c")] {
+        for (date, text) in [
+            ("2026-04-08", "a"),
+            ("2026-04-06", "b"),
+            ("2026-04-08", "c"),
+        ] {
             diary = put_daily(&diary, entry(date, text), 7).diary;
         }
         assert_eq!(dates(&diary.dailies), ["2026-04-06", "2026-04-08"]);
@@ -87,7 +91,9 @@ mod tests {
     fn oldest_entries_overflow_the_window() {
         let diary = Diary {
             prior: "before".into(),
-            dailies: (1..=7).map(|d| entry(&format!("2026-04-0{d}"), "x")).collect(),
+            dailies: (1..=7)
+                .map(|d| entry(&format!("2026-04-0{d}"), "x"))
+                .collect(),
         };
         let roll = put_daily(&diary, entry("2026-04-08", "new"), 7);
         assert_eq!(dates(&roll.overflow), ["2026-04-01"]);
@@ -96,8 +102,20 @@ mod tests {
         assert_eq!(roll.diary.prior, "before");
 
         let shrunk = put_daily(&diary, entry("2026-04-08", "new"), 3);
-        assert_eq!(dates(&shrunk.overflow), ["2026-04-01", "2026-04-02", "2026-04-03", "2026-04-04", "2026-04-05"]);
-        assert_eq!(dates(&shrunk.diary.dailies), ["2026-04-06", "2026-04-07", "2026-04-08"]);
+        assert_eq!(
+            dates(&shrunk.overflow),
+            [
+                "2026-04-01",
+                "2026-04-02",
+                "2026-04-03",
+                "2026-04-04",
+                "2026-04-05"
+            ]
+        );
+        assert_eq!(
+            dates(&shrunk.diary.dailies),
+            ["2026-04-06", "2026-04-07", "2026-04-08"]
+        );
     }
 
     #[test]

@@ -299,7 +299,10 @@ mod tests {
         );
         assert_eq!(fields, ["Hobbies", "Favorite Books"]);
         assert_eq!(pkg["Hobbies"], list(&["Swimming", "Painting"]));
-        assert_eq!(pkg["Favorite Books"], list(&["Three-Body Problem", "Solitude"]));
+        assert_eq!(
+            pkg["Favorite Books"],
+            list(&["Three-Body Problem", "Solitude"])
+        );
     }
 
     #[test]
@@ -393,10 +396,19 @@ mod tests {
 
     #[test]
     fn bad_values_and_keys_name_the_index() {
-        for bad in [json!(null), json!({"a": 1}), json!(true), json!(["ok", {"b": 2}])] {
+        for bad in [
+            json!(null),
+            json!({"a": 1}),
+            json!(true),
+            json!(["ok", {"b": 2}]),
+        ] {
             let err = merge_updates(
                 &Pkg::new(),
-                &[up("City", json!("x")), up("Hobbies", json!("y")), up("Bio", bad)],
+                &[
+                    up("City", json!("x")),
+                    up("Hobbies", json!("y")),
+                    up("Bio", bad),
+                ],
             )
             .unwrap_err();
             assert_eq!(

@@ -220,7 +220,9 @@ fn locate(entities: &Relationships, index: usize, op: &EntityOp) -> Result<(Stri
     }
     match id.or(name) {
         Some(key) => Err(Error::not_found(format!("entity {key} not found"))),
-        None => Err(Error::invalid(format!("ops[{index}] needs an id or a name"))),
+        None => Err(Error::invalid(format!(
+            "ops[{index}] needs an id or a name"
+        ))),
     }
 }
 
@@ -242,7 +244,12 @@ fn merged(entity: &Entity, id: &str, op: &EntityOp, rename: bool) -> Result<Enti
     for title in op.title.iter().flatten() {
         push_folded(&mut entity.title, title);
     }
-    if let Some(remark) = op.remark.as_deref().map(str::trim).filter(|r| !r.is_empty()) {
+    if let Some(remark) = op
+        .remark
+        .as_deref()
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+    {
         entity.remark = remark.to_owned();
     }
     if entity.alias.len() > MAX_LIST_ITEMS || entity.title.len() > MAX_LIST_ITEMS {
@@ -256,7 +263,11 @@ fn merged(entity: &Entity, id: &str, op: &EntityOp, rename: bool) -> Result<Enti
 /// Checks the op's own sizes before anything is applied.
 fn validate(index: usize, op: &EntityOp) -> Result<()> {
     let too_long = |text: &str, max: usize| text.trim().chars().count() > max;
-    if op.name.as_deref().is_some_and(|n| too_long(n, MAX_NAME_CHARS)) {
+    if op
+        .name
+        .as_deref()
+        .is_some_and(|n| too_long(n, MAX_NAME_CHARS))
+    {
         return Err(Error::invalid(format!(
             "ops[{index}].name must be at most {MAX_NAME_CHARS} characters"
         )));
@@ -274,7 +285,11 @@ fn validate(index: usize, op: &EntityOp) -> Result<()> {
             )));
         }
     }
-    if op.remark.as_deref().is_some_and(|r| too_long(r, MAX_REMARK_CHARS)) {
+    if op
+        .remark
+        .as_deref()
+        .is_some_and(|r| too_long(r, MAX_REMARK_CHARS))
+    {
         return Err(Error::invalid(format!(
             "ops[{index}].remark must be at most {MAX_REMARK_CHARS} characters"
         )));
@@ -323,7 +338,11 @@ mod tests {
         hong.alias = Some(strings(&["Honghong"]));
         hong.title = Some(strings(&["Classmate"]));
         hong.remark = Some("Often plays basketball together".into());
-        run(&Relationships::new(), 1, &[hong, op(OpKind::Add, "Teacher Zhang")])
+        run(
+            &Relationships::new(),
+            1,
+            &[hong, op(OpKind::Add, "Teacher Zhang")],
+        )
     }
 
     #[test]
@@ -399,7 +418,10 @@ mod tests {
         assert_eq!(zhang.name, "Zhang Wei");
         assert_eq!(zhang.alias, ["Teacher Zhang"]);
         // The old name still finds the entity.
-        assert_eq!(find(&out.entities, "teacher zhang").as_deref(), Some("entity_002"));
+        assert_eq!(
+            find(&out.entities, "teacher zhang").as_deref(),
+            Some("entity_002")
+        );
     }
 
     #[test]
@@ -442,7 +464,10 @@ mod tests {
     fn strict_mode_reports_missing_and_invalid_ops() {
         let base = seeded();
         let err = apply_ops(&base.entities, 3, &[op(OpKind::Delete, "Nobody")], true);
-        assert_eq!(err.unwrap_err(), Error::not_found("entity Nobody not found"));
+        assert_eq!(
+            err.unwrap_err(),
+            Error::not_found("entity Nobody not found")
+        );
         let err = apply_ops(&base.entities, 3, &[op(OpKind::Add, "  ")], true).unwrap_err();
         assert!(matches!(err, Error::InvalidInput(_)));
         let mut long = op(OpKind::Add, "X");
@@ -453,7 +478,13 @@ mod tests {
         assert!(apply_ops(&base.entities, 3, &[many], true).is_err());
         let long_name = op(OpKind::Add, &"名".repeat(MAX_NAME_CHARS + 1));
         assert!(apply_ops(&base.entities, 3, &[long_name], true).is_err());
-        assert!(apply_ops(&base.entities, 3, &[op(OpKind::Add, &"名".repeat(200))], true).is_ok());
+        assert!(apply_ops(
+            &base.entities,
+            3,
+            &[op(OpKind::Add, &"名".repeat(200))],
+            true
+        )
+        .is_ok());
     }
 
     #[test]

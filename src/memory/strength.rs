@@ -176,7 +176,10 @@ mod tests {
     fn a_year_untouched_is_archive() {
         let cfg = DecayConfig::default();
         let m = memory(MemoryType::Preference, 1.0, 0);
-        assert_eq!(tier(strength(&m, Timestamp(365 * MS_PER_DAY), &cfg)), Tier::Archive);
+        assert_eq!(
+            tier(strength(&m, Timestamp(365 * MS_PER_DAY), &cfg)),
+            Tier::Archive
+        );
         assert_eq!(tier(strength(&m, Timestamp(0), &cfg)), Tier::Core);
     }
 
