@@ -1,0 +1,3 @@
+pub fn run(_args: &crate::args::Args) -> Result<(), String> {
+    Err("latency: not yet".into())
+}
