@@ -120,6 +120,12 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
     }
 }
 
+/// Dot product: the cosine of two unit vectors (what [`BuiltinEmbedder::embed_text`] returns),
+/// at a third of the cost of [`cosine`].
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
 /// FNV-1a over a kind byte and the text, then a splitmix64 finaliser for well-mixed high bits.
 fn hash(kind: u8, text: &str) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -202,6 +208,17 @@ mod tests {
     #[test]
     fn word_pieces_match_across_inflections() {
         assert!(sim("adoption agencies", "adopting a child") > sim("adoption agencies", "a child"));
+    }
+
+    #[test]
+    fn dot_equals_cosine_for_embeddings() {
+        let e = BuiltinEmbedder::new();
+        let (a, b) = (
+            e.embed_text("green tea please"),
+            e.embed_text("绿茶 green tea"),
+        );
+        assert!((dot(&a, &b) - cosine(&a, &b)).abs() < 1e-5);
+        assert!(dot(&a, &b) > 0.0);
     }
 
     #[test]

@@ -9,6 +9,7 @@
 mod alloc;
 mod args;
 mod baseline;
+mod corpus;
 mod latency;
 mod locomo;
 
