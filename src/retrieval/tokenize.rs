@@ -130,9 +130,8 @@ pub fn cjk_terms(run: &str, out: &mut Vec<String>) {
             out.push(c.to_string());
         }
         if let Some(&next) = chars.get(i + 1) {
-            if !(is_chinese_stop_char(c) && is_chinese_stop_char(next))
-                && !is_chinese_stop_bigram(c, next)
-            {
+            let both_function_chars = is_chinese_stop_char(c) && is_chinese_stop_char(next);
+            if !both_function_chars && !is_chinese_stop_bigram(c, next) {
                 let mut pair = String::with_capacity(8);
                 pair.push(c);
                 pair.push(next);

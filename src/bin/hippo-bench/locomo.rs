@@ -47,6 +47,8 @@ struct Conversation {
 /// Recall sums per method, overall and per category.
 #[derive(Default)]
 struct Tally {
+    /// Cosines of the built-in embedder between turns far apart (threshold calibration).
+    pair_cosines: Vec<f32>,
     sums: [f64; 4],
     count: usize,
     by_category: BTreeMap<String, ([f64; 4], usize)>,
@@ -120,6 +122,19 @@ pub fn run(args: &Args) -> Result<(), String> {
         "results": {"hippo": hippo.to_json(), "bm25": bm25.to_json()},
     });
     print_table(&summary);
+    let mut cosines = std::mem::take(&mut hippo.pair_cosines);
+    cosines.sort_by(f32::total_cmp);
+    if !cosines.is_empty() {
+        let at = |p: f64| cosines[((cosines.len() - 1) as f64 * p) as usize];
+        println!(
+            "built-in embedder, {} distant turn pairs: cosine p50 {:.3}, p99 {:.3}, p99.9 {:.3}, max {:.3}",
+            cosines.len(),
+            at(0.5),
+            at(0.99),
+            at(0.999),
+            at(1.0)
+        );
+    }
     if args.flag("json") {
         println!("{summary}");
     }
@@ -255,6 +270,7 @@ fn evaluate(
         vectors.push(embedder.embed_text(&item.text));
         by_id.insert(&item.id, i);
     }
+    hippo.pair_cosines.extend(unrelated_pair_cosines(&vectors));
     let baseline = Bm25::new(
         &conv
             .items
@@ -323,6 +339,18 @@ fn evaluate(
         hippo.add(&q.category, &ranked, &q.evidence);
         bm25.add(&q.category, &baseline.search(&q.text, 20), &q.evidence);
     }
+}
+
+/// Cosines of turn pairs at least 50 turns apart (a deterministic sample): what "unrelated"
+/// looks like to the embedder, for its §2.3 thresholds.
+fn unrelated_pair_cosines(vectors: &[Vec<f32>]) -> Vec<f32> {
+    let mut out = Vec::new();
+    for i in (0..vectors.len()).step_by(3) {
+        for j in ((i + 50)..vectors.len()).step_by(7) {
+            out.push(cosine(&vectors[i], &vectors[j]));
+        }
+    }
+    out
 }
 
 fn print_table(summary: &Value) {
