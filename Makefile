@@ -29,3 +29,10 @@ fmt:
 # Each cargo-fuzz target for FUZZ_SECONDS (default 60); crashes land in fuzz/regressions/.
 fuzz:
 	@bash scripts/fuzz.sh
+
+# Retrieval quality (LoCoMo, Hippo vs BM25) and latency at 1k/10k/100k; figures in docs/BENCHMARKS.md.
+LOCOMO ?= ../shared/data/locomo/locomo-dev.json
+bench:
+	cargo build --release --bin hippo-bench
+	./target/release/hippo-bench locomo --data $(LOCOMO)
+	./target/release/hippo-bench latency
