@@ -2,6 +2,8 @@
 
 pub mod emotion;
 pub mod extract;
+pub mod llm;
+pub mod summarize;
 pub mod text;
 pub mod when;
 

@@ -394,4 +394,4 @@ impl Sink<'_> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
