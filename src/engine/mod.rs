@@ -161,8 +161,6 @@ impl Hippo {
     pub async fn dream(&self, npcid: &str, dry_run: bool) -> Result<crate::api::DreamReport> {
         self.require_npc(npcid).await?;
         self.check_embedder().await?;
-        // LEAD-PENDING-DREAM
-        let _ = dry_run;
-        Err(crate::Error::NotConfigured("dream pipeline pending".into()))
+        crate::dream::pipeline::run_dream(self, npcid, dry_run).await
     }
 }

@@ -9,5 +9,18 @@ pub mod parse;
 pub mod prompts;
 
 pub use openai::OpenAiChat;
-pub use parse::Verdict;
 pub use prompts::Prompt;
+
+use crate::memory::conflict::Verdict;
+use crate::ports::Llm;
+
+/// The LLM's DUPLICATE / SUPERSEDES / DISTINCT for a new fact against a stored one; `None`
+/// when the call fails or the answer is not a verdict (the caller falls back to the rules).
+pub async fn ask_verdict(model: &dyn Llm, new: &str, old: &str) -> Option<Verdict> {
+    let prompt = prompts::verdict(old, new);
+    let answer = model
+        .complete(&prompt.system, &prompt.messages)
+        .await
+        .ok()?;
+    parse::parse_verdict(&answer).ok()
+}

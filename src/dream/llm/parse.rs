@@ -11,6 +11,7 @@
 
 use crate::dream::extract::{ExtractedMemory, Extraction};
 use crate::dream::text::cut_chars;
+use crate::memory::conflict::Verdict;
 use crate::memory::MemoryType;
 use crate::pkg::PkgUpdate;
 use crate::relationship::{EntityOp, OpKind};
@@ -27,14 +28,6 @@ pub const MAX_SUMMARY_CHARS: usize = 500;
 pub const MAX_SHORT_CHARS: usize = 128;
 pub const DEFAULT_IMPORTANCE: f64 = 0.5;
 pub const DEFAULT_CONFIDENCE: f64 = 0.7;
-
-/// The DUPLICATE / SUPERSEDES / DISTINCT answer about a new fact and a stored one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    Duplicate,
-    Supersedes,
-    Distinct,
-}
 
 /// The one JSON object in an LLM response.
 pub fn json_object(text: &str) -> Result<Map<String, Value>, String> {
@@ -134,20 +127,11 @@ pub fn parse_verdict(text: &str) -> Result<Verdict, String> {
             None => return Err("LLM output has no `verdict`".into()),
         },
         // A bare word is a fair answer to a one-word question.
-        Err(_) if text.len() <= 40 => text
-            .trim()
-            .trim_matches(|c: char| !c.is_ascii_alphabetic())
-            .to_string(),
+        Err(_) if text.len() <= 40 => text.to_string(),
         Err(e) => return Err(e),
     };
-    match word.trim().to_ascii_uppercase().as_str() {
-        "DUPLICATE" => Ok(Verdict::Duplicate),
-        "SUPERSEDES" => Ok(Verdict::Supersedes),
-        "DISTINCT" => Ok(Verdict::Distinct),
-        other => Err(format!(
-            "LLM verdict {other:?} is not DUPLICATE, SUPERSEDES or DISTINCT"
-        )),
-    }
+    Verdict::parse(&word)
+        .ok_or_else(|| format!("LLM verdict {word:?} is not DUPLICATE, SUPERSEDES or DISTINCT"))
 }
 
 /// An extraction document. `known_entity_ids` are the NPC's entity ids: updates and deletes

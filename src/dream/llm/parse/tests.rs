@@ -1,4 +1,5 @@
 use super::*;
+use crate::memory::conflict::Verdict;
 
 fn known() -> Vec<String> {
     vec!["entity_001".to_string()]
