@@ -272,12 +272,18 @@ fn salience(turn: &Turn, sentence: &str) -> f64 {
         0.0
     };
     let feeling = emotion::detect(sentence).map_or(0.0, |(_, i)| i);
+    // Questions ask; the diary keeps what was said.
+    let asked = if sentence.ends_with(['?', '？']) {
+        0.2
+    } else {
+        1.0
+    };
     let fact = if found >= Signal::General.importance() {
         found
     } else {
         0.0
     };
-    speaker * informative * (0.5 + fact + 0.6 * feeling)
+    speaker * informative * asked * (0.5 + fact + 0.6 * feeling)
 }
 
 /// A rough count of information: Chinese characters and Latin words.

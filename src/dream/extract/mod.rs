@@ -115,6 +115,8 @@ const CONFIDENCE_REMEMBER: f64 = 0.95;
 const EMOTION_LIFT: f64 = 0.4;
 /// A turn this intense with no other fact becomes an emotional memory of its own.
 const EMOTIONAL_MEMORY_MIN: f64 = 0.6;
+/// Feelings that say how the user is, rather than thank or compliment someone.
+const LIFE_FEELINGS: [&str; 4] = ["joy", "sadness", "anger", "fear"];
 
 /// Extracts from the user turns of `turns`. Relative dates ("明天", "next Monday") resolve
 /// against the day each turn was said; `today` serves turns without a timestamp.
@@ -141,7 +143,7 @@ pub fn extract(turns: &[Turn], today: NaiveDate) -> Extraction {
                     round2(m.importance + (1.0 - m.importance) * EMOTION_LIFT * intensity);
             }
             if new.is_empty() && intensity >= EMOTIONAL_MEMORY_MIN {
-                found.memories.push(emotional_memory(turn, day, &label));
+                found.memories.extend(emotional_memory(turn, day));
             }
             found.emotions.push(EmotionSnippet {
                 text: text::cut_chars(turn.content.trim(), MAX_SNIPPET_CHARS).to_string(),
@@ -207,12 +209,19 @@ fn extract_sentence(sentence: &str, day: NaiveDate, found: &mut Found) {
     }
 }
 
-fn emotional_memory(turn: &Turn, day: NaiveDate, label: &str) -> ExtractedMemory {
-    let lang = text::lang_of(&turn.content);
-    let said = text::third_person(text::cut_chars(turn.content.trim(), 200), lang);
-    ExtractedMemory {
-        keywords: vec![label.to_string()],
-        summary: said,
+/// The sentence where the user says how they themselves feel, strongly, as a history memory:
+/// "I'm so nervous about the exam" counts; "You look so happy!" and "Thanks!" do not.
+fn emotional_memory(turn: &Turn, day: NaiveDate) -> Option<ExtractedMemory> {
+    let (sentence, label, _) = text::sentences(&turn.content)
+        .into_iter()
+        .filter(|s| about_self(s))
+        .filter_map(|s| emotion::detect(s).map(|(l, i)| (s, l, i)))
+        .filter(|(_, l, i)| LIFE_FEELINGS.contains(&l.as_str()) && *i >= EMOTIONAL_MEMORY_MIN)
+        .max_by(|a, b| a.2.total_cmp(&b.2))?;
+    let lang = text::lang_of(sentence);
+    Some(ExtractedMemory {
+        keywords: vec![label],
+        summary: text::third_person(text::cut_chars(sentence.trim(), 200), lang),
         memory_type: MemoryType::History,
         importance: Signal::Emotional.importance(),
         confidence: CONFIDENCE_PLAIN,
@@ -222,6 +231,19 @@ fn emotional_memory(turn: &Turn, day: NaiveDate, label: &str) -> ExtractedMemory
             Timestamp::from_date(day)
         }),
         sensitive: false,
+    })
+}
+
+/// Whether a sentence speaks of the user in the first person.
+fn about_self(sentence: &str) -> bool {
+    match text::lang_of(sentence) {
+        Lang::Zh => sentence.replace("我们", "").contains('我'),
+        Lang::En => {
+            let lower = sentence.to_ascii_lowercase().replace('’', "'");
+            ["i", "i'm", "i've", "i'd", "i'll", "me", "my", "myself"]
+                .iter()
+                .any(|w| text::find_word(&lower, w).is_some())
+        }
     }
 }
 

@@ -156,3 +156,17 @@ fn passwords_are_sensitive_secret_phrases_are_not() {
     assert!(memory(&run("My password is hunter2"), "hunter2").sensitive);
     assert!(!memory(&run("我们的暗号是天王盖地虎"), "天王盖地虎").sensitive);
 }
+
+#[test]
+fn a_possessive_ends_a_name() {
+    let x = run("My daughter Sara's birthday is next Friday.");
+    assert_eq!(x.entity_ops[0].name.as_deref(), Some("Sara"));
+}
+
+#[test]
+fn encouragement_and_vague_intentions_are_not_memories() {
+    assert!(run("Don't worry, you'll be fine!").memories.is_empty());
+    assert!(run("Don't give up on your dreams.").memories.is_empty());
+    assert!(run("I'm gonna make it happen.").memories.is_empty());
+    assert!(run("You look so happy in that photo!").memories.is_empty());
+}

@@ -95,6 +95,7 @@ pub(super) fn en_date(lower: &str, today: NaiveDate) -> Option<(NaiveDate, (usiz
         if let Some(&(_, wd)) = WEEKDAYS.iter().find(|(n, _)| *n == word) {
             let (start, date) = match prev {
                 Some("next") => (w[k - 1].1, next_week_day(today, wd)),
+                Some("last" | "past") => (w[k - 1].1, previous(today, wd)),
                 Some("this" | "on" | "coming") => (w[k - 1].1, upcoming(today, wd)),
                 _ => (s, upcoming(today, wd)),
             };

@@ -124,6 +124,12 @@ fn upcoming(today: NaiveDate, wd: Weekday) -> NaiveDate {
     today + Duration::days(ahead as i64)
 }
 
+/// The last `wd` before today.
+fn previous(today: NaiveDate, wd: Weekday) -> NaiveDate {
+    let back = (today.weekday().num_days_from_monday() + 7 - wd.num_days_from_monday()) % 7;
+    today - Duration::days(if back == 0 { 7 } else { back as i64 })
+}
+
 /// `wd` of the calendar week after today's (weeks start Monday).
 fn next_week_day(today: NaiveDate, wd: Weekday) -> NaiveDate {
     let monday = today - Duration::days(today.weekday().num_days_from_monday() as i64);
@@ -215,6 +221,10 @@ mod tests {
         assert_eq!(label("flight on the 20th").as_deref(), Some("2026-04-20"));
         assert_eq!(label("due 12 June").as_deref(), Some("2026-06-12"));
         assert_eq!(label("I may go"), None);
+        assert_eq!(
+            label("last Friday I went out").as_deref(),
+            Some("2026-04-03")
+        );
     }
 
     #[test]

@@ -73,8 +73,11 @@ pub(super) fn remember(sentence: &str) -> (Option<&'static str>, &str) {
                 .unwrap_or("")
                 .to_ascii_lowercase();
             if body.len() < 3
-                || ["when", "how", "what", "if", "who", "me", "me?", "it", "it?"]
-                    .contains(&first.as_str())
+                || [
+                    "when", "how", "what", "if", "who", "me", "me?", "it", "it?", "to", "you",
+                    "your", "you're", "yourself",
+                ]
+                .contains(&first.as_str())
             {
                 return (None, sentence);
             }

@@ -54,6 +54,11 @@ pub(super) fn name_at(rest: &str, allow_lowercase: bool) -> Option<String> {
             && (w.starts_with(|c: char| c.is_uppercase()) || (first && allow_lowercase))
             && !NOT_NAMES.contains(w)
     };
+    // "Sara's birthday": the name is Sara.
+    let words: Vec<&str> = words
+        .iter()
+        .map(|w| w.strip_suffix("'s").unwrap_or(w))
+        .collect();
     let first = words.first().filter(|w| ok(w, true))?;
     let raw_first = rest.split_whitespace().next().unwrap_or("");
     let mut name = first.to_string();

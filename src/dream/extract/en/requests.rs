@@ -24,6 +24,25 @@ pub(super) fn style(l: &str, sink: &mut Sink) -> bool {
     any
 }
 
+/// "Don't worry", "never give up": encouragement, not a rule for the character.
+const ENCOURAGEMENTS: &[&str] = &[
+    "worry",
+    "know",
+    "forget",
+    "be ",
+    "give up",
+    "hesitate",
+    "let ",
+    "stress",
+    "feel ",
+    "mind",
+    "think",
+    "get ",
+    "stop believing",
+    "lose",
+    "ever ",
+];
+
 pub(super) fn constraints(s: &str, l: &str, styled: bool, sink: &mut Sink) {
     if let Some((_, end)) = first_after(
         l,
@@ -129,8 +148,9 @@ pub(super) fn constraints(s: &str, l: &str, styled: bool, sink: &mut Sink) {
             let what = tidy_item(clause(&s[at..], STOPS, &[]));
             if what.split_whitespace().count() >= 1
                 && what.len() >= 3
-                && !what.starts_with("worry")
-                && !what.starts_with("know")
+                && !ENCOURAGEMENTS
+                    .iter()
+                    .any(|e| what.to_ascii_lowercase().starts_with(e))
             {
                 let summary = match t.trim() {
                     "stop" | "avoid" => format!("The user asks you to {}{what}", t),
@@ -175,10 +195,6 @@ pub(super) const EVENT_CUES: &[&str] = &[
     "presentation",
     "have to",
     "need to",
-    "going to",
-    "gonna",
-    "will",
-    "'ll",
     "have a",
     "have an",
     "got a",
@@ -287,12 +303,9 @@ pub(super) fn decision(s: &str, l: &str, sink: &mut Sink) {
         "i decided to",
         "i've decided to",
         "i have decided to",
-        "i'm going to",
-        "i am going to",
         "i plan to",
         "i'm planning to",
         "i am planning to",
-        "i'm gonna",
         "i made up my mind to",
     ];
     let Some((start, end)) = first_after(l, TRIGGERS) else {

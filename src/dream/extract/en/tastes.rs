@@ -69,8 +69,6 @@ pub(super) fn hobbies(s: &str, l: &str, sink: &mut Sink) -> bool {
         "in my free time, i like to",
         "in my spare time i like to",
         "in my spare time, i like to",
-        "in my free time i",
-        "in my spare time i",
         "i'm into",
         "i am into",
         "i'm really into",
@@ -94,9 +92,38 @@ pub(super) fn hobbies(s: &str, l: &str, sink: &mut Sink) -> bool {
     true
 }
 
+/// A list split on commas, and on "and" / "or" only between short items: "hiking, chess
+/// and jazz" is three things, "creating a safe and inviting place" is one.
+fn items(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for part in text.split([',', '/']) {
+        let part = part.trim();
+        let part = part
+            .strip_prefix("and ")
+            .or_else(|| part.strip_prefix("or "))
+            .unwrap_or(part);
+        let pieces: Vec<&str> = part
+            .split(" and ")
+            .flat_map(|p| p.split(" or "))
+            .map(str::trim)
+            .collect();
+        if pieces.iter().all(|p| p.split_whitespace().count() <= 3) {
+            out.extend(
+                pieces
+                    .into_iter()
+                    .filter(|p| !p.is_empty())
+                    .map(str::to_string),
+            );
+        } else if !part.is_empty() {
+            out.push(part.to_string());
+        }
+    }
+    out
+}
+
 /// Liked things of a clause: list items without pronouns, tidied, at most six words.
 pub(super) fn objects(rest: &str) -> Vec<String> {
-    list_items(clause(rest, STOPS, &[',']))
+    items(clause(rest, STOPS, &[',']))
         .iter()
         .map(|i| tidy_item(i))
         .filter(|i| {
@@ -206,7 +233,7 @@ pub(super) fn likes(s: &str, l: &str, sink: &mut Sink) {
                     classify_liked(item, to_form, sink);
                 }
             }
-            let what = items.join(" and ");
+            let what = possessives(&items.join(" and "));
             let summary = match (negated, positive) {
                 (false, _) => format!("The user {third} {what}"),
                 (true, _) => format!("The user doesn't {verb} {what}"),
@@ -223,17 +250,35 @@ pub(super) fn classify_liked(item: &str, to_form: bool, sink: &mut Sink) {
             .find(|w| find_word(&lower, w).is_some())
             .copied()
     };
-    if let Some(sport) = has(lexicon::EN_SPORTS) {
+    // "basketball", "playing basketball"; not "running my own studio".
+    let sport = lexicon::EN_SPORTS.iter().find(|sp| {
+        lower == **sp
+            || ["playing ", "doing ", "going "]
+                .iter()
+                .any(|v| lower == format!("{v}{sp}"))
+    });
+    if let Some(sport) = sport {
         sink.pkg("Favorite Sports", sport);
     } else if has(lexicon::EN_ENTERTAINMENT).is_some() {
         sink.pkg("Entertainment and Leisure", item);
-    } else if to_form
-        || has(lexicon::EN_HOBBIES).is_some()
-        || lower
-            .split_whitespace()
-            .next()
-            .is_some_and(|w| w.ends_with("ing") && w.len() > 4)
+    } else if has(lexicon::EN_HOBBIES).is_some()
+        || (to_form && lower.split_whitespace().count() <= 2)
+        || (!lower.contains(' ') && lower.ends_with("ing") && lower.len() > 4)
     {
         sink.pkg("Hobbies", item);
     }
+}
+
+/// "my own studio" → "their own studio": the user's words inside a third-person summary.
+fn possessives(text: &str) -> String {
+    text.split(' ')
+        .map(|w| match w.to_ascii_lowercase().as_str() {
+            "my" => "their",
+            "me" => "them",
+            "myself" => "themselves",
+            "mine" => "theirs",
+            _ => w,
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
