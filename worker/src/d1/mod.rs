@@ -1,0 +1,429 @@
+//! D1: the source of truth. [`D1Store`] implements the core's [`Store`] port over the schema in
+//! `migrations/`; [`D1VectorIndex`] is the vector index used when no Vectorize binding exists.
+
+pub mod bind;
+mod lexical;
+mod rows;
+mod vectors;
+mod writes;
+
+pub use vectors::D1VectorIndex;
+
+use async_trait::async_trait;
+use bind::*;
+use hippo::conversation::Turn;
+use hippo::diary::DiaryEntry;
+use hippo::error::PortError;
+use hippo::memory::Memory;
+use hippo::npc::Npc;
+use hippo::pkg::PkgValue;
+use hippo::ports::*;
+use hippo::relationship::Entity;
+use hippo::time::Timestamp;
+use rows::*;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::rc::Rc;
+use wasm_bindgen::JsValue;
+use worker::D1Database;
+
+/// The D1 database handle, shared by the store and the D1 vector index of one request.
+pub type Db = Rc<D1Database>;
+
+pub struct D1Store {
+    db: Db,
+}
+
+impl D1Store {
+    pub fn new(db: Db) -> Self {
+        D1Store { db }
+    }
+
+    async fn all<T: DeserializeOwned>(&self, sql: &str, params: &[JsValue]) -> PortResult<Vec<T>> {
+        query_all(&self.db, sql, params).await
+    }
+
+    async fn first<T: DeserializeOwned>(
+        &self,
+        sql: &str,
+        params: &[JsValue],
+    ) -> PortResult<Option<T>> {
+        statement(&self.db, sql, params)?
+            .first::<T>(None)
+            .await
+            .map_err(backend)
+    }
+
+    async fn run(&self, sql: &str, params: &[JsValue]) -> PortResult<()> {
+        statement(&self.db, sql, params)?
+            .run()
+            .await
+            .map_err(backend)?;
+        Ok(())
+    }
+}
+
+/// Every row of a query.
+pub(crate) async fn query_all<T: DeserializeOwned>(
+    db: &D1Database,
+    sql: &str,
+    params: &[JsValue],
+) -> PortResult<Vec<T>> {
+    let result = statement(db, sql, params)?.all().await.map_err(backend)?;
+    if let Some(err) = result.error() {
+        return Err(classify(&err));
+    }
+    result.results::<T>().map_err(backend)
+}
+
+#[derive(Deserialize)]
+struct Count {
+    n: i64,
+}
+
+#[derive(Deserialize)]
+struct DocStats {
+    docs: i64,
+    avg_len: f64,
+}
+
+#[derive(Deserialize)]
+struct Prior {
+    diary_prior: String,
+}
+
+#[derive(Deserialize)]
+struct Holder {
+    #[allow(dead_code)]
+    holder: String,
+}
+
+#[derive(Deserialize)]
+struct Value {
+    value: String,
+}
+
+#[derive(Deserialize)]
+struct TurnIndex {
+    turn_index: i64,
+}
+
+#[derive(Deserialize)]
+struct Hit {
+    id: String,
+    score: f64,
+}
+
+/// At most this many terms share one document-frequency statement (one parameter each).
+const DF_TERMS_PER_STATEMENT: usize = 50;
+
+#[async_trait(?Send)]
+impl Store for D1Store {
+    async fn npc(&self, npcid: &str) -> PortResult<Option<Npc>> {
+        let sql = format!("SELECT {NPC_COLUMNS} FROM npcs WHERE npcid = ?1");
+        self.first::<NpcRow>(&sql, &[text(npcid)])
+            .await?
+            .map(NpcRow::into_npc)
+            .transpose()
+    }
+
+    async fn list_npcs(&self, after: Option<&str>, limit: usize) -> PortResult<Vec<Npc>> {
+        let sql =
+            format!("SELECT {NPC_COLUMNS} FROM npcs WHERE npcid > ?1 ORDER BY npcid LIMIT ?2");
+        self.all::<NpcRow>(&sql, &[text(after.unwrap_or("")), uint(limit as u64)])
+            .await?
+            .into_iter()
+            .map(NpcRow::into_npc)
+            .collect()
+    }
+
+    async fn pkg(&self, npcid: &str) -> PortResult<Vec<(String, PkgValue)>> {
+        self.all::<PkgRow>(
+            "SELECT key, value FROM pkg_fields WHERE npcid = ?1 ORDER BY position, key",
+            &[text(npcid)],
+        )
+        .await?
+        .into_iter()
+        .map(PkgRow::into_field)
+        .collect()
+    }
+
+    async fn entities(&self, npcid: &str) -> PortResult<Vec<(String, Entity)>> {
+        self.all::<EntityRow>(
+            "SELECT id, name, alias, title, remark FROM entities WHERE npcid = ?1 \
+             ORDER BY num, id",
+            &[text(npcid)],
+        )
+        .await?
+        .into_iter()
+        .map(EntityRow::into_entity)
+        .collect()
+    }
+
+    async fn diary(&self, npcid: &str) -> PortResult<(String, Vec<DiaryEntry>)> {
+        let prior = self
+            .first::<Prior>(
+                "SELECT diary_prior FROM npcs WHERE npcid = ?1",
+                &[text(npcid)],
+            )
+            .await?
+            .map(|p| p.diary_prior)
+            .unwrap_or_default();
+        let dailies = self
+            .all::<DiaryEntry>(
+                "SELECT date, summary FROM diary_dailies WHERE npcid = ?1 ORDER BY date",
+                &[text(npcid)],
+            )
+            .await?;
+        Ok((prior, dailies))
+    }
+
+    async fn turns(&self, npcid: &str, after_seq: u64, limit: usize) -> PortResult<Vec<Turn>> {
+        let sql = format!(
+            "SELECT {TURN_COLUMNS} FROM turns WHERE npcid = ?1 AND seq > ?2 \
+             ORDER BY seq LIMIT ?3"
+        );
+        self.all::<TurnRow>(
+            &sql,
+            &[text(npcid), uint(after_seq), uint(limit.min(i64::MAX as usize) as u64)],
+        )
+        .await?
+        .into_iter()
+        .map(TurnRow::into_turn)
+        .collect()
+    }
+
+    async fn session_indexes(&self, npcid: &str, session_id: &str) -> PortResult<Vec<u32>> {
+        Ok(self
+            .all::<TurnIndex>(
+                "SELECT turn_index FROM turns WHERE npcid = ?1 AND session_id = ?2 \
+                 AND turn_index IS NOT NULL ORDER BY turn_index",
+                &[text(npcid), text(session_id)],
+            )
+            .await?
+            .into_iter()
+            .map(|r| r.turn_index.max(0) as u32)
+            .collect())
+    }
+
+    async fn last_seq(&self, npcid: &str) -> PortResult<u64> {
+        Ok(self
+            .first::<Count>(
+                "SELECT COALESCE(MAX(seq), 0) AS n FROM turns WHERE npcid = ?1",
+                &[text(npcid)],
+            )
+            .await?
+            .map_or(0, |c| c.n.max(0) as u64))
+    }
+
+    async fn memories(&self, npcid: &str, filter: &MemoryFilter) -> PortResult<Vec<Memory>> {
+        let mut sql = format!("SELECT {MEMORY_COLUMNS} FROM memories WHERE npcid = ?1");
+        let mut params = vec![text(npcid)];
+        if let Some(collection) = filter.collection {
+            params.push(text(collection.as_str()));
+            sql += &format!(" AND collection = ?{}", params.len());
+        }
+        if !filter.types.is_empty() {
+            sql += &format!(
+                " AND type IN ({})",
+                placeholders(params.len() + 1, filter.types.len())
+            );
+            params.extend(filter.types.iter().map(|t| text(t.as_str())));
+        }
+        if !filter.include_superseded {
+            sql += " AND superseded_by IS NULL";
+        }
+        if let Some(since) = filter.updated_since {
+            params.push(int(since.ms()));
+            sql += &format!(" AND updated_at >= ?{}", params.len());
+        }
+        // LIMIT -1: no limit (SQLite).
+        let limit = filter.limit.map_or(-1, |l| l.min(i64::MAX as usize) as i64);
+        params.push(int(limit));
+        params.push(uint(filter.offset as u64));
+        sql += &format!(
+            " ORDER BY rid LIMIT ?{} OFFSET ?{}",
+            params.len() - 1,
+            params.len()
+        );
+        self.all::<MemoryRow>(&sql, &params)
+            .await?
+            .into_iter()
+            .map(MemoryRow::into_memory)
+            .collect()
+    }
+
+    async fn memories_by_id(&self, npcid: &str, ids: &[String]) -> PortResult<Vec<Memory>> {
+        let mut found: HashMap<String, Memory> = HashMap::new();
+        for chunk in ids.chunks(MAX_PARAMS - 1) {
+            let sql = format!(
+                "SELECT {MEMORY_COLUMNS} FROM memories WHERE npcid = ?1 AND id IN ({})",
+                placeholders(2, chunk.len())
+            );
+            let mut params = vec![text(npcid)];
+            params.extend(chunk.iter().map(|id| text(id)));
+            for row in self.all::<MemoryRow>(&sql, &params).await? {
+                let memory = row.into_memory()?;
+                found.insert(memory.id.clone(), memory);
+            }
+        }
+        // In the order asked; unknown ids are skipped.
+        Ok(ids.iter().filter_map(|id| found.remove(id)).collect())
+    }
+
+    async fn lexical_search(
+        &self,
+        npcid: &str,
+        query: &LexicalQuery,
+        limit: usize,
+    ) -> PortResult<Vec<(String, f64)>> {
+        let Some(expression) = lexical::any_term_query(npcid, &query.terms) else {
+            return Ok(Vec::new());
+        };
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let mut params = vec![text(&expression), text(npcid)];
+        let mut sql = String::from(
+            "SELECT m.id AS id, bm25(memory_fts, 0.0, 1.0) AS score FROM memory_fts \
+             JOIN memories m ON m.rid = memory_fts.rowid \
+             WHERE memory_fts MATCH ?1 AND m.npcid = ?2",
+        );
+        if !query.collections.is_empty() {
+            sql += &format!(
+                " AND m.collection IN ({})",
+                placeholders(3, query.collections.len())
+            );
+            params.extend(query.collections.iter().map(|c| text(c.as_str())));
+        }
+        params.push(uint(limit as u64));
+        sql += &format!(" ORDER BY score, m.id LIMIT ?{}", params.len());
+        // FTS5's bm25() is lower-is-better; the port wants higher-is-better.
+        Ok(self
+            .all::<Hit>(&sql, &params)
+            .await?
+            .into_iter()
+            .map(|h| (h.id, -h.score))
+            .collect())
+    }
+
+    async fn term_stats(&self, npcid: &str, terms: &[String]) -> PortResult<CorpusStats> {
+        let stats = self
+            .first::<DocStats>(
+                "SELECT COUNT(*) AS docs, COALESCE(AVG(lex_len), 0) AS avg_len \
+                 FROM memories WHERE npcid = ?1",
+                &[text(npcid)],
+            )
+            .await?
+            .unwrap_or(DocStats {
+                docs: 0,
+                avg_len: 0.0,
+            });
+        let mut df = Vec::with_capacity(terms.len());
+        for chunk in terms.chunks(DF_TERMS_PER_STATEMENT) {
+            if stats.docs == 0 {
+                df.extend(std::iter::repeat_n(0, chunk.len()));
+                continue;
+            }
+            let columns: Vec<String> = (0..chunk.len())
+                .map(|i| {
+                    format!(
+                        "(SELECT COUNT(*) FROM memory_fts WHERE memory_fts MATCH ?{}) AS d{i}",
+                        i + 1
+                    )
+                })
+                .collect();
+            let params: Vec<JsValue> = chunk
+                .iter()
+                .map(|t| text(&lexical::one_term_query(npcid, t)))
+                .collect();
+            let row = self
+                .first::<HashMap<String, f64>>(&format!("SELECT {}", columns.join(", ")), &params)
+                .await?
+                .unwrap_or_default();
+            df.extend((0..chunk.len()).map(|i| row.get(&format!("d{i}")).copied().unwrap_or(0.0) as usize));
+        }
+        Ok(CorpusStats {
+            docs: stats.docs.max(0) as usize,
+            avg_len: stats.avg_len,
+            df,
+        })
+    }
+
+    async fn commit(&self, npcid: &str, batch: WriteBatch) -> PortResult<()> {
+        let statements = writes::compile(&self.db, npcid, &batch)?;
+        let results = self.db.batch(statements).await.map_err(backend)?;
+        if let Some(err) = results.iter().find_map(|r| r.error()) {
+            return Err(classify(&err));
+        }
+        Ok(())
+    }
+
+    async fn token_by_hash(&self, token_hash: &str) -> PortResult<Option<TokenRecord>> {
+        let sql = format!("SELECT {TOKEN_COLUMNS} FROM tokens WHERE token_hash = ?1");
+        Ok(self
+            .first::<TokenRow>(&sql, &[text(token_hash)])
+            .await?
+            .map(TokenRow::into_record))
+    }
+
+    async fn tokens(&self, npcid: &str) -> PortResult<Vec<TokenRecord>> {
+        let sql = format!(
+            "SELECT {TOKEN_COLUMNS} FROM tokens WHERE npcid = ?1 ORDER BY created_at, token_id"
+        );
+        Ok(self
+            .all::<TokenRow>(&sql, &[text(npcid)])
+            .await?
+            .into_iter()
+            .map(TokenRow::into_record)
+            .collect())
+    }
+
+    async fn acquire_lease(
+        &self,
+        npcid: &str,
+        holder: &str,
+        now: Timestamp,
+        until: Timestamp,
+    ) -> PortResult<bool> {
+        // One statement, so two dreams racing for the lease cannot both win. RETURNING yields
+        // a row only when the lease was inserted or taken over.
+        let taken = self
+            .all::<Holder>(
+                "INSERT INTO leases (npcid, holder, until) SELECT ?1, ?2, ?4 \
+                 WHERE EXISTS (SELECT 1 FROM npcs WHERE npcid = ?1) \
+                 ON CONFLICT (npcid) DO UPDATE SET holder = excluded.holder, \
+                 until = excluded.until \
+                 WHERE leases.holder = excluded.holder OR leases.until <= ?3 \
+                 RETURNING holder",
+                &[text(npcid), text(holder), int(now.ms()), int(until.ms())],
+            )
+            .await?;
+        Ok(!taken.is_empty())
+    }
+
+    async fn release_lease(&self, npcid: &str, holder: &str) -> PortResult<()> {
+        self.run(
+            "DELETE FROM leases WHERE npcid = ?1 AND holder = ?2",
+            &[text(npcid), text(holder)],
+        )
+        .await
+    }
+
+    async fn meta(&self, key: &str) -> PortResult<Option<String>> {
+        Ok(self
+            .first::<Value>("SELECT value FROM meta WHERE key = ?1", &[text(key)])
+            .await?
+            .map(|v| v.value))
+    }
+
+    async fn set_meta(&self, key: &str, value: &str) -> PortResult<()> {
+        self.run(
+            "INSERT INTO meta (key, value) VALUES (?1, ?2) \
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            &[text(key), text(value)],
+        )
+        .await
+    }
+}

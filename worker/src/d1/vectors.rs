@@ -1,0 +1,305 @@
+//! A vector index in D1: vectors as BLOBs of little-endian f32, brute-force cosine per NPC.
+//!
+//! What local dev runs (Vectorize has no local emulation), and a fallback for deployments
+//! without Vectorize. Reading every BLOB of an NPC for each query would be slow, so an isolate
+//! keeps each NPC's decoded vectors and a generation number; every write bumps the NPC's
+//! generation in D1, and a query re-reads only when the generation moved.
+
+use super::bind::*;
+use super::rows::collection_from_name;
+use super::Db;
+use async_trait::async_trait;
+use hippo::error::PortError;
+use hippo::memory::{Collection, MemoryType};
+use hippo::ports::{PortResult, VectorFilter, VectorIndex, VectorItem};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use wasm_bindgen::{JsCast, JsValue};
+
+/// NPCs whose vectors an isolate keeps decoded (beyond this, the cache starts over).
+const CACHED_NPCS: usize = 32;
+
+struct Cached {
+    generation: i64,
+    items: Rc<Vec<VectorItem>>,
+}
+
+thread_local! {
+    static CACHE: RefCell<HashMap<String, Cached>> = RefCell::new(HashMap::new());
+}
+
+pub struct D1VectorIndex {
+    db: Db,
+}
+
+impl D1VectorIndex {
+    pub fn new(db: Db) -> Self {
+        D1VectorIndex { db }
+    }
+
+    fn bump_generation(&self, npcid: &str) -> PortResult<worker::D1PreparedStatement> {
+        statement(
+            &self.db,
+            "INSERT INTO vector_generations (npcid, gen) VALUES (?1, 1) \
+             ON CONFLICT (npcid) DO UPDATE SET gen = gen + 1",
+            &[text(npcid)],
+        )
+    }
+
+    async fn run_batch(&self, statements: Vec<worker::D1PreparedStatement>) -> PortResult<()> {
+        let results = self.db.batch(statements).await.map_err(backend)?;
+        match results.iter().find_map(|r| r.error()) {
+            Some(err) => Err(classify(&err)),
+            None => Ok(()),
+        }
+    }
+
+    /// The NPC's vectors, from the isolate's cache when D1's generation says it is current.
+    async fn load(&self, npcid: &str) -> PortResult<Rc<Vec<VectorItem>>> {
+        // A cheap read of the generation first; the full read below returns the generation
+        // in every row (one statement, so the rows and the number agree).
+        let generation_stmt = statement(
+            &self.db,
+            "SELECT COALESCE((SELECT gen FROM vector_generations WHERE npcid = ?1), 0)",
+            &[text(npcid)],
+        )?;
+        let generation = raw_rows(&generation_stmt).await?;
+        let generation = generation
+            .first()
+            .and_then(|row| row.first())
+            .and_then(|v| v.as_f64())
+            .unwrap_or(0.0) as i64;
+        let cached = CACHE.with(|c| {
+            c.borrow()
+                .get(npcid)
+                .filter(|e| e.generation == generation)
+                .map(|e| e.items.clone())
+        });
+        if let Some(items) = cached {
+            return Ok(items);
+        }
+        let rows_stmt = statement(
+            &self.db,
+            "SELECT (SELECT gen FROM vector_generations WHERE npcid = ?1), id, collection, \
+             type, vec FROM vectors WHERE npcid = ?1",
+            &[text(npcid)],
+        )?;
+        let rows = raw_rows(&rows_stmt).await?;
+        let mut items = Vec::with_capacity(rows.len());
+        let mut loaded_generation = generation;
+        for row in rows {
+            let [gen, id, collection, memory_type, vec]: [JsValue; 5] = row
+                .try_into()
+                .map_err(|_| PortError::Backend("unreadable vector row".into()))?;
+            loaded_generation = gen.as_f64().unwrap_or(0.0) as i64;
+            items.push(VectorItem {
+                id: id.as_string().unwrap_or_default(),
+                collection: collection
+                    .as_string()
+                    .and_then(|c| collection_from_name(&c))
+                    .unwrap_or(Collection::Memory),
+                memory_type: memory_type
+                    .as_string()
+                    .and_then(|t| MemoryType::parse(&t))
+                    .unwrap_or(MemoryType::Other),
+                values: decode_f32(&vec),
+            });
+        }
+        let items = Rc::new(items);
+        CACHE.with(|c| {
+            let mut cache = c.borrow_mut();
+            if cache.len() >= CACHED_NPCS {
+                cache.clear();
+            }
+            cache.insert(
+                npcid.to_string(),
+                Cached {
+                    generation: loaded_generation,
+                    items: items.clone(),
+                },
+            );
+        });
+        Ok(items)
+    }
+}
+
+/// Rows as arrays of JS values (BLOBs arrive as arrays of numbers).
+async fn raw_rows(stmt: &worker::D1PreparedStatement) -> PortResult<Vec<Vec<JsValue>>> {
+    let rows = stmt.raw_js_value().await.map_err(backend)?;
+    Ok(rows
+        .into_iter()
+        .map(|row| js_sys::Array::from(&row).to_vec())
+        .collect())
+}
+
+/// A BLOB (array of byte values, or an ArrayBuffer) as f32s.
+fn decode_f32(blob: &JsValue) -> Vec<f32> {
+    let bytes = if let Some(buffer) = blob.dyn_ref::<js_sys::ArrayBuffer>() {
+        js_sys::Uint8Array::new(buffer).to_vec()
+    } else {
+        js_sys::Uint8Array::new(blob).to_vec()
+    };
+    f32_from_le_bytes(&bytes)
+}
+
+pub fn f32_to_le_bytes(values: &[f32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+pub fn f32_from_le_bytes(bytes: &[u8]) -> Vec<f32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    if a.len() != b.len() {
+        return 0.0;
+    }
+    let (mut dot, mut na, mut nb) = (0.0f32, 0.0f32, 0.0f32);
+    for (x, y) in a.iter().zip(b) {
+        dot += x * y;
+        na += x * x;
+        nb += y * y;
+    }
+    if na == 0.0 || nb == 0.0 {
+        0.0
+    } else {
+        dot / (na.sqrt() * nb.sqrt())
+    }
+}
+
+/// The best `top_k` items for `vector`, best first; ties by id (deterministic).
+pub fn nearest(
+    items: &[VectorItem],
+    vector: &[f32],
+    top_k: usize,
+    filter: &VectorFilter,
+) -> Vec<(String, f32)> {
+    let mut hits: Vec<(String, f32)> = items
+        .iter()
+        .filter(|i| filter.collections.is_empty() || filter.collections.contains(&i.collection))
+        .filter(|i| filter.types.is_empty() || filter.types.contains(&i.memory_type))
+        .map(|i| (i.id.clone(), cosine(vector, &i.values)))
+        .collect();
+    hits.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    hits.truncate(top_k);
+    hits
+}
+
+#[async_trait(?Send)]
+impl VectorIndex for D1VectorIndex {
+    async fn upsert(&self, npcid: &str, items: Vec<VectorItem>) -> PortResult<()> {
+        if items.is_empty() {
+            return Ok(());
+        }
+        let mut statements = Vec::with_capacity(items.len() + 1);
+        for item in &items {
+            statements.push(statement(
+                &self.db,
+                "INSERT INTO vectors (npcid, id, collection, type, vec) VALUES (?1, ?2, ?3, ?4, ?5) \
+                 ON CONFLICT (npcid, id) DO UPDATE SET collection = excluded.collection, \
+                 type = excluded.type, vec = excluded.vec",
+                &[
+                    text(npcid),
+                    text(&item.id),
+                    text(item.collection.as_str()),
+                    text(item.memory_type.as_str()),
+                    bytes(&f32_to_le_bytes(&item.values)),
+                ],
+            )?);
+        }
+        statements.push(self.bump_generation(npcid)?);
+        self.run_batch(statements).await
+    }
+
+    async fn query(
+        &self,
+        npcid: &str,
+        vector: &[f32],
+        top_k: usize,
+        filter: &VectorFilter,
+    ) -> PortResult<Vec<(String, f32)>> {
+        let items = self.load(npcid).await?;
+        Ok(nearest(&items, vector, top_k, filter))
+    }
+
+    async fn delete(&self, npcid: &str, ids: &[String]) -> PortResult<()> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let mut statements = Vec::new();
+        for chunk in ids.chunks(MAX_PARAMS - 1) {
+            let mut params = vec![text(npcid)];
+            params.extend(chunk.iter().map(|id| text(id)));
+            statements.push(statement(
+                &self.db,
+                &format!(
+                    "DELETE FROM vectors WHERE npcid = ?1 AND id IN ({})",
+                    placeholders(2, chunk.len())
+                ),
+                &params,
+            )?);
+        }
+        statements.push(self.bump_generation(npcid)?);
+        self.run_batch(statements).await
+    }
+
+    async fn delete_npc(&self, npcid: &str) -> PortResult<()> {
+        // The generation row stays (bumped, never reset), so no isolate can mistake a
+        // re-created NPC's vectors for its cached copy of the old ones.
+        self.run_batch(vec![
+            statement(
+                &self.db,
+                "DELETE FROM vectors WHERE npcid = ?1",
+                &[text(npcid)],
+            )?,
+            self.bump_generation(npcid)?,
+        ])
+        .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(id: &str, c: Collection, t: MemoryType, values: &[f32]) -> VectorItem {
+        VectorItem {
+            id: id.into(),
+            collection: c,
+            memory_type: t,
+            values: values.to_vec(),
+        }
+    }
+
+    #[test]
+    fn blob_bytes_round_trip() {
+        let v = [0.25f32, -1.5, 3.0e-7, f32::MAX];
+        assert_eq!(f32_from_le_bytes(&f32_to_le_bytes(&v)), v);
+    }
+
+    #[test]
+    fn nearest_ranks_filters_and_cuts() {
+        let items = [
+            item("a", Collection::Memory, MemoryType::Profile, &[1.0, 0.0]),
+            item("b", Collection::Memory, MemoryType::Preference, &[0.8, 0.6]),
+            item("c", Collection::Content, MemoryType::History, &[0.0, 1.0]),
+        ];
+        let all = nearest(&items, &[1.0, 0.0], 10, &VectorFilter::default());
+        assert_eq!(all.iter().map(|h| h.0.as_str()).collect::<Vec<_>>(), ["a", "b", "c"]);
+        assert!((all[1].1 - 0.8).abs() < 1e-6);
+        let filtered = nearest(
+            &items,
+            &[1.0, 0.0],
+            1,
+            &VectorFilter {
+                collections: vec![Collection::Memory],
+                types: vec![MemoryType::Preference],
+            },
+        );
+        assert_eq!(filtered, vec![("b".to_string(), filtered[0].1)]);
+    }
+}
