@@ -1,1 +1,347 @@
-//! placeholder
+//! Conflict resolution for new facts (SPEC §2.3): duplicate / supersede / insert.
+//!
+//! Embedding similarity sorts candidates into three bands; in the ambiguous band an LLM
+//! answers, or, without one, the deterministic [`rule_verdict`] does: the same subject slot
+//! ("where the user lives", "what the user likes to be called") with a different value means
+//! the new fact supersedes the old one.
+
+use super::Memory;
+use crate::ids::sha256_hex;
+use crate::ports::SimilarityThresholds;
+use unicode_normalization::UnicodeNormalization;
+
+mod slot;
+pub use slot::subject_slot;
+
+/// Text reduced to what it says: NFKC (folds full-width forms), lowercase, without
+/// punctuation, whitespace or control characters. Letters, digits and symbols such as emoji
+/// are kept.
+pub fn normalize_text(s: &str) -> String {
+    s.nfkc()
+        .flat_map(char::to_lowercase)
+        .filter(|&c| !is_separator(c))
+        .collect()
+}
+
+/// SHA-256 (hex) of [`normalize_text`]: equal for texts that differ only in case, spacing,
+/// punctuation or width.
+pub fn text_hash(s: &str) -> String {
+    sha256_hex(&normalize_text(s))
+}
+
+/// Whitespace, control characters and punctuation (ASCII, general, CJK and their
+/// compatibility forms); letters and digits never are.
+fn is_separator(c: char) -> bool {
+    if c.is_alphanumeric() {
+        return false;
+    }
+    c.is_whitespace()
+        || c.is_control()
+        || c.is_ascii_punctuation()
+        || matches!(c,
+            '\u{00A1}'..='\u{00BF}'     // ¡ « » ¿ · and other Latin-1 punctuation
+            | '\u{2000}'..='\u{206F}'   // general punctuation: dashes, quotes, ellipsis
+            | '\u{3000}'..='\u{303F}'   // CJK symbols and punctuation: 。、「」《》
+            | '\u{FE10}'..='\u{FE1F}'   // vertical forms
+            | '\u{FE30}'..='\u{FE6F}'   // CJK compatibility and small forms
+            | '\u{FF01}'..='\u{FF0F}'   // full-width punctuation NFKC leaves alone
+            | '\u{FF1A}'..='\u{FF20}'
+            | '\u{FF3B}'..='\u{FF40}'
+            | '\u{FF5B}'..='\u{FF65}')
+}
+
+/// The LLM's answer in the ambiguous band.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// The same fact in other words: reinforce the old one.
+    Duplicate,
+    /// Same topic, new value: the new fact replaces the old one, which is kept as history.
+    Supersedes,
+    /// Related, but both are true: insert.
+    Distinct,
+}
+
+impl Verdict {
+    /// Reads a verdict from an LLM answer such as `"DUPLICATE"`, `" supersedes."` or
+    /// `"Verdict: **Distinct**"`: the answer itself, or the only verdict word in it.
+    pub fn parse(s: &str) -> Option<Verdict> {
+        let words: Vec<Verdict> = s
+            .split(|c: char| !c.is_alphabetic())
+            .filter_map(Self::from_word)
+            .collect();
+        match words.as_slice() {
+            [first, rest @ ..] if rest.iter().all(|v| v == first) => Some(*first),
+            _ => None,
+        }
+    }
+
+    fn from_word(word: &str) -> Option<Verdict> {
+        match word.to_ascii_uppercase().as_str() {
+            "DUPLICATE" => Some(Verdict::Duplicate),
+            "SUPERSEDES" | "SUPERSEDE" => Some(Verdict::Supersedes),
+            "DISTINCT" => Some(Verdict::Distinct),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Duplicate => "DUPLICATE",
+            Verdict::Supersedes => "SUPERSEDES",
+            Verdict::Distinct => "DISTINCT",
+        }
+    }
+}
+
+/// What to do with a new fact, before any LLM is asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// The same fact exists: reinforce memory `id`.
+    Reinforce { id: String },
+    /// Nothing close: insert the new fact.
+    Insert,
+    /// Close to memory `id` but not clearly the same: ask the LLM or [`rule_verdict`].
+    Ambiguous { id: String },
+}
+
+/// Sorts a new fact into a band. `candidates` are the same NPC's non-superseded memories of
+/// the same type with their similarity to the new fact (superseded ones are skipped anyway).
+/// An exact normalised-text match reinforces whatever its similarity.
+pub fn decide(
+    new_summary: &str,
+    candidates: &[(&Memory, f32)],
+    thresholds: SimilarityThresholds,
+) -> Decision {
+    let live = || candidates.iter().filter(|(m, _)| m.superseded_by.is_none());
+    let hash = text_hash(new_summary);
+    let most_similar = |a: &&(&Memory, f32), b: &&(&Memory, f32)| a.1.total_cmp(&b.1);
+    let exact = live()
+        .filter(|(m, _)| text_hash(&m.summary) == hash)
+        .max_by(most_similar);
+    if let Some((m, _)) = exact {
+        return Decision::Reinforce { id: m.id.clone() };
+    }
+    match live().filter(|(_, s)| !s.is_nan()).max_by(most_similar) {
+        Some((m, s)) if *s >= thresholds.duplicate => Decision::Reinforce { id: m.id.clone() },
+        Some((m, s)) if *s >= thresholds.ambiguous => Decision::Ambiguous { id: m.id.clone() },
+        _ => Decision::Insert,
+    }
+}
+
+/// The no-LLM verdict for an ambiguous pair: the same normalised text, or the same slot with
+/// the same value, is a duplicate; the same slot with another value supersedes; anything
+/// else is distinct (both kept).
+pub fn rule_verdict(new_summary: &str, old_summary: &str) -> Verdict {
+    if normalize_text(new_summary) == normalize_text(old_summary) {
+        return Verdict::Duplicate;
+    }
+    match (subject_slot(new_summary), subject_slot(old_summary)) {
+        (Some((slot_new, value_new)), Some((slot_old, value_old))) if slot_new == slot_old => {
+            if value_new == value_old {
+                Verdict::Duplicate
+            } else {
+                Verdict::Supersedes
+            }
+        }
+        _ => Verdict::Distinct,
+    }
+}
+
+/// Deleting `deleted` hands its place back: the memories it superseded now point to what
+/// superseded it (usually nothing, so they are live again). Returns the updated memories.
+pub fn resurrect_on_delete(deleted: &Memory, others: &[Memory]) -> Vec<Memory> {
+    others
+        .iter()
+        .filter(|m| m.superseded_by.as_deref() == Some(deleted.id.as_str()))
+        .map(|m| Memory {
+            superseded_by: deleted.superseded_by.clone(),
+            ..m.clone()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::{Collection, MemoryType};
+    use crate::time::Timestamp;
+
+    fn memory(id: &str, summary: &str) -> Memory {
+        Memory {
+            id: id.into(),
+            memory_type: MemoryType::Profile,
+            summary: summary.into(),
+            keywords: vec![],
+            confidence: 0.9,
+            importance: 0.5,
+            source: "conversation".into(),
+            created_at: Timestamp(0),
+            updated_at: Timestamp(0),
+            last_accessed_at: Timestamp(0),
+            access_count: 0,
+            encounter_count: 1,
+            event_time: None,
+            expires_at: None,
+            sensitive: false,
+            superseded_by: None,
+            collection: Collection::Memory,
+            emotion: None,
+        }
+    }
+
+    const BANDS: SimilarityThresholds = SimilarityThresholds {
+        duplicate: 0.93,
+        ambiguous: 0.78,
+    };
+
+    #[test]
+    fn normalization_folds_case_width_punctuation_and_spacing() {
+        assert_eq!(
+            normalize_text("  User LIVES in Berlin!! "),
+            "userlivesinberlin"
+        );
+        assert_eq!(normalize_text("用户，住在　北京。"), "用户住在北京");
+        assert_eq!(
+            normalize_text("ＵＳＥＲ　ｌｉｋｅｓ　ＴＥＡ！"),
+            "userlikestea"
+        );
+        assert_eq!(normalize_text("「喜欢」《三体》…"), "喜欢三体");
+        assert_eq!(normalize_text("likes 🍵"), "likes🍵");
+        assert_eq!(text_hash("User likes tea."), text_hash("user  LIKES tea"));
+        assert_ne!(text_hash("User likes tea"), text_hash("User likes coffee"));
+    }
+
+    #[test]
+    fn verdicts_parse_tolerantly() {
+        for (text, want) in [
+            ("DUPLICATE", Verdict::Duplicate),
+            ("  supersedes.\n", Verdict::Supersedes),
+            ("**Distinct**", Verdict::Distinct),
+            ("Verdict: DUPLICATE", Verdict::Duplicate),
+        ] {
+            assert_eq!(Verdict::parse(text), Some(want), "{text:?}");
+        }
+        assert_eq!(Verdict::parse("maybe"), None);
+        assert_eq!(Verdict::parse(""), None);
+        assert_eq!(Verdict::parse("DUPLICATE or DISTINCT"), None);
+        assert_eq!(
+            Verdict::parse(Verdict::Supersedes.as_str()),
+            Some(Verdict::Supersedes)
+        );
+    }
+
+    #[test]
+    fn decide_by_band() {
+        let a = memory("mem_a", "User likes green tea");
+        let b = memory("mem_b", "User drinks tea every morning");
+        let cases = [
+            (0.95, 0.5, Decision::Reinforce { id: "mem_a".into() }),
+            (0.80, 0.85, Decision::Ambiguous { id: "mem_b".into() }),
+            (0.50, 0.70, Decision::Insert),
+        ];
+        for (sa, sb, want) in cases {
+            assert_eq!(
+                decide("User enjoys tea", &[(&a, sa), (&b, sb)], BANDS),
+                want
+            );
+        }
+        assert_eq!(decide("anything", &[], BANDS), Decision::Insert);
+    }
+
+    #[test]
+    fn exact_text_reinforces_whatever_the_similarity() {
+        let a = memory("mem_a", "用户住在北京。");
+        let b = memory("mem_b", "User likes tea");
+        let got = decide("用户 住在 北京", &[(&b, 0.9), (&a, 0.1)], BANDS);
+        assert_eq!(got, Decision::Reinforce { id: "mem_a".into() });
+    }
+
+    #[test]
+    fn superseded_candidates_are_ignored() {
+        let mut old = memory("mem_old", "User lives in Berlin");
+        old.superseded_by = Some("mem_new".into());
+        assert_eq!(
+            decide("User lives in Berlin", &[(&old, 0.99)], BANDS),
+            Decision::Insert
+        );
+    }
+
+    #[test]
+    fn same_slot_new_value_supersedes() {
+        let pairs = [
+            ("User lives in Bangkok", "User lives in Berlin"),
+            ("用户住在上海", "用户住在北京"),
+            (
+                "The user likes to be called B",
+                "The user likes to be called A",
+            ),
+            ("用户喜欢被叫小澈", "用户喜欢被叫阿澈"),
+            ("User now works at Google", "User works at Microsoft"),
+            ("用户现在在字节跳动工作", "用户在腾讯工作"),
+            (
+                "User's favorite color is green",
+                "The user's favorite color is blue",
+            ),
+            ("用户最喜欢的颜色是绿色", "用户最喜欢的颜色是蓝色"),
+            ("用户的生日是6月2日", "用户生日是5月1日"),
+            ("User no longer lives in Berlin", "User lives in Berlin"),
+            ("用户不再住在北京", "用户住在北京"),
+            ("User's sister is called Mia", "User's sister is named Anna"),
+            ("用户的妹妹叫小美", "用户的妹妹名叫小丽"),
+            ("User has moved to Paris", "User lives in Rome"),
+            ("用户搬到了深圳", "用户住在广州"),
+            ("User works as a nurse", "User works as a teacher"),
+            ("User is from Canada", "User comes from Mexico"),
+            ("用户来自四川", "用户来自湖南"),
+        ];
+        for (new, old) in pairs {
+            assert_eq!(rule_verdict(new, old), Verdict::Supersedes, "{new} / {old}");
+        }
+    }
+
+    #[test]
+    fn same_slot_same_value_is_duplicate() {
+        let pairs = [
+            ("User lives in Berlin.", "user lives in berlin"),
+            ("The user currently lives in Berlin", "User lives in Berlin"),
+            ("用户目前住在北京", "用户住在北京"),
+            ("User is a teacher", "User is the teacher"),
+            ("用户是一名老师", "用户是老师"),
+        ];
+        for (new, old) in pairs {
+            assert_eq!(rule_verdict(new, old), Verdict::Duplicate, "{new} / {old}");
+        }
+    }
+
+    #[test]
+    fn different_slots_or_no_slot_are_distinct() {
+        let pairs = [
+            ("User likes coffee", "User likes tea"),
+            ("用户喜欢咖啡", "用户喜欢茶"),
+            ("User lives in Berlin", "User works at Google"),
+            ("User's sister lives in Berlin", "User lives in Bangkok"),
+            ("用户的妹妹住在上海", "用户住在北京"),
+            ("Went hiking on Sunday", "Watched a movie on Saturday"),
+        ];
+        for (new, old) in pairs {
+            assert_eq!(rule_verdict(new, old), Verdict::Distinct, "{new} / {old}");
+        }
+    }
+
+    #[test]
+    fn deleting_the_newer_resurrects_the_older() {
+        let mut newer = memory("mem_new", "User lives in Bangkok");
+        let mut older = memory("mem_old", "User lives in Berlin");
+        older.superseded_by = Some("mem_new".into());
+        let unrelated = memory("mem_x", "User likes tea");
+        let back = resurrect_on_delete(&newer, &[older.clone(), unrelated.clone()]);
+        assert_eq!(back.len(), 1);
+        assert_eq!(back[0].id, "mem_old");
+        assert_eq!(back[0].superseded_by, None);
+
+        // In a chain, the older one points past the deleted middle one.
+        newer.superseded_by = Some("mem_newest".into());
+        let back = resurrect_on_delete(&newer, &[older, unrelated]);
+        assert_eq!(back[0].superseded_by.as_deref(), Some("mem_newest"));
+    }
+}

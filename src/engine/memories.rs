@@ -1,0 +1,321 @@
+//! Adding, listing and deleting memories, and the conflict resolution every new memory goes
+//! through (SPEC §2.3), whether it comes from the API or from a dream.
+
+use super::ingest::{embedding_text, vector_item};
+use super::{Hippo, ListMemoriesQuery, MAX_ATTEMPTS};
+use crate::api::*;
+use crate::error::{Error, Result};
+use crate::ids::{new_id, validate_npcid};
+use crate::memory::conflict;
+use crate::memory::strength;
+use crate::memory::{Collection, EmotionTag, Memory, MemoryInput, MemoryType};
+use crate::ports::{MemoryFilter, Write, WriteBatch};
+use crate::time::Timestamp;
+
+/// Limits of `POST /api/memories`.
+pub const MAX_MEMORIES_PER_ADD: usize = 100;
+pub const MAX_SUMMARY_CHARS: usize = 2_000;
+pub const MAX_KEYWORDS: usize = 32;
+pub const MAX_KEYWORD_CHARS: usize = 64;
+/// Page size bounds of `GET /api/memories`.
+pub const MEMORY_PAGE_DEFAULT: usize = 50;
+pub const MEMORY_PAGE_MAX: usize = 500;
+/// Memories per embedder call when re-embedding.
+const EMBED_CHUNK: usize = 64;
+
+/// A validated memory on its way in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewMemory {
+    pub summary: String,
+    pub memory_type: MemoryType,
+    pub keywords: Vec<String>,
+    pub confidence: f64,
+    pub importance: f64,
+    pub source: String,
+    pub event_time: Option<Timestamp>,
+    pub expires_at: Option<Timestamp>,
+    pub sensitive: bool,
+    pub collection: Collection,
+    pub emotion: Option<EmotionTag>,
+}
+
+impl NewMemory {
+    /// A typed long-term memory with the defaults for everything else.
+    pub fn new(summary: impl Into<String>, memory_type: MemoryType, source: &str) -> Self {
+        NewMemory {
+            summary: summary.into(),
+            memory_type,
+            keywords: Vec::new(),
+            confidence: 0.8,
+            importance: 0.5,
+            source: source.to_string(),
+            event_time: None,
+            expires_at: None,
+            sensitive: false,
+            collection: Collection::Memory,
+            emotion: None,
+        }
+    }
+
+    /// Validates one `POST /api/memories` item; errors name its index.
+    pub fn from_input(input: &MemoryInput, i: usize) -> Result<Self> {
+        let at = |what: &str| format!("memories[{i}].{what}");
+        let summary = input.summary.trim();
+        if summary.is_empty() {
+            return Err(Error::invalid(format!("{} cannot be empty", at("summary"))));
+        }
+        if summary.chars().count() > MAX_SUMMARY_CHARS {
+            return Err(Error::invalid(format!(
+                "{} is longer than {MAX_SUMMARY_CHARS} characters",
+                at("summary")
+            )));
+        }
+        let memory_type = MemoryType::parse(&input.memory_type).ok_or_else(|| {
+            Error::invalid(format!(
+                "{} must be one of preference, style, profile, history, project, constraint, \
+                 relationship, other",
+                at("type")
+            ))
+        })?;
+        if input.keywords.len() > MAX_KEYWORDS
+            || input
+                .keywords
+                .iter()
+                .any(|k| k.chars().count() > MAX_KEYWORD_CHARS)
+        {
+            return Err(Error::invalid(format!(
+                "{}: at most {MAX_KEYWORDS} keywords of at most {MAX_KEYWORD_CHARS} characters",
+                at("keywords")
+            )));
+        }
+        let unit = |v: Option<f64>, name: &str, default: f64| -> Result<f64> {
+            match v {
+                None => Ok(default),
+                Some(x) if (0.0..=1.0).contains(&x) => Ok(x),
+                Some(_) => Err(Error::invalid(format!(
+                    "{} must be between 0 and 1",
+                    at(name)
+                ))),
+            }
+        };
+        let source = input
+            .source
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .unwrap_or("long_term_memory");
+        if source.chars().count() > 64 {
+            return Err(Error::invalid(format!(
+                "{} is longer than 64 characters",
+                at("source")
+            )));
+        }
+        Ok(NewMemory {
+            summary: summary.to_string(),
+            memory_type,
+            keywords: input
+                .keywords
+                .iter()
+                .map(|k| k.trim().to_string())
+                .filter(|k| !k.is_empty())
+                .collect(),
+            confidence: unit(input.confidence, "confidence", 0.8)?,
+            importance: unit(input.importance, "importance", 0.5)?,
+            source: source.to_string(),
+            event_time: input.event_time,
+            expires_at: input.expires_at,
+            sensitive: input.sensitive,
+            collection: Collection::Memory,
+            emotion: None,
+        })
+    }
+
+    pub(crate) fn into_memory(self, now: Timestamp) -> Memory {
+        Memory {
+            id: new_id("mem"),
+            memory_type: self.memory_type,
+            summary: self.summary,
+            keywords: self.keywords,
+            confidence: self.confidence,
+            importance: self.importance,
+            source: self.source,
+            created_at: now,
+            updated_at: now,
+            last_accessed_at: now,
+            access_count: 0,
+            encounter_count: 1,
+            event_time: self.event_time,
+            expires_at: self.expires_at,
+            sensitive: self.sensitive,
+            superseded_by: None,
+            collection: self.collection,
+            emotion: self.emotion,
+        }
+    }
+}
+
+impl Hippo {
+    pub async fn add_memories(
+        &self,
+        npcid: &str,
+        req: AddMemoriesRequest,
+    ) -> Result<AddMemoriesResponse> {
+        validate_npcid(npcid)?;
+        if req.memories.is_empty() {
+            return Err(Error::invalid("memories cannot be empty"));
+        }
+        if req.memories.len() > MAX_MEMORIES_PER_ADD {
+            return Err(Error::invalid(format!(
+                "at most {MAX_MEMORIES_PER_ADD} memories per request"
+            )));
+        }
+        let items = req
+            .memories
+            .iter()
+            .enumerate()
+            .map(|(i, m)| NewMemory::from_input(m, i))
+            .collect::<Result<Vec<_>>>()?;
+        self.check_embedder().await?;
+        for _ in 0..MAX_ATTEMPTS {
+            let npc = self.require_npc(npcid).await?;
+            let plan = self.plan_memories(npcid, items.clone()).await?;
+            let batch = WriteBatch {
+                writes: plan.writes,
+                expect_version: Some(npc.version),
+            };
+            if self.try_commit(npcid, batch).await? {
+                self.upsert_vectors(npcid, plan.vectors).await;
+                return Ok(AddMemoriesResponse {
+                    status: "ok".into(),
+                    results: plan.results,
+                });
+            }
+        }
+        Err(Self::too_contended(npcid))
+    }
+
+    pub async fn list_memories(&self, npcid: &str, query: ListMemoriesQuery) -> Result<MemoryList> {
+        self.require_npc(npcid).await?;
+        let collection = match query.collection.as_deref().unwrap_or("memory") {
+            "memory" => Some(Collection::Memory),
+            "content" => Some(Collection::Content),
+            "emotion" => Some(Collection::Emotion),
+            "all" => None,
+            other => {
+                return Err(Error::invalid(format!(
+                    "collection must be memory, content, emotion or all, not {other:?}"
+                )))
+            }
+        };
+        let limit = query
+            .limit
+            .unwrap_or(MEMORY_PAGE_DEFAULT)
+            .clamp(1, MEMORY_PAGE_MAX);
+        let filter = MemoryFilter {
+            collection,
+            types: query
+                .types
+                .iter()
+                .filter_map(|t| MemoryType::parse(t))
+                .collect(),
+            include_superseded: query.include_superseded,
+            updated_since: None,
+            offset: query.offset,
+            limit: Some(limit + 1),
+        };
+        let mut found = self.ports.store.memories(npcid, &filter).await?;
+        let more = found.len() > limit;
+        found.truncate(limit);
+        let now = self.now();
+        let memories: Vec<MemoryView> = found
+            .into_iter()
+            .map(|memory| {
+                let s = strength::strength(&memory, now, &self.decay);
+                MemoryView {
+                    strength: s,
+                    tier: strength::tier(s).as_str().to_string(),
+                    memory,
+                }
+            })
+            .collect();
+        Ok(MemoryList {
+            npcid: npcid.to_string(),
+            count: memories.len(),
+            next_offset: more.then_some(query.offset + limit),
+            memories,
+        })
+    }
+
+    /// Hard delete, from the store and the vector index. Memories the deleted one had
+    /// superseded come back (SPEC §2.3).
+    pub async fn delete_memory(&self, npcid: &str, id: &str) -> Result<()> {
+        for _ in 0..MAX_ATTEMPTS {
+            let npc = self.require_npc(npcid).await?;
+            let Some(target) = self
+                .ports
+                .store
+                .memories_by_id(npcid, &[id.to_string()])
+                .await?
+                .pop()
+            else {
+                return Err(Error::not_found(format!("memory {id} does not exist")));
+            };
+            let superseded = MemoryFilter {
+                collection: Some(target.collection),
+                include_superseded: true,
+                ..Default::default()
+            };
+            let others: Vec<Memory> = self
+                .ports
+                .store
+                .memories(npcid, &superseded)
+                .await?
+                .into_iter()
+                .filter(|m| m.superseded_by.as_deref() == Some(id))
+                .collect();
+            let mut batch = WriteBatch::expecting(npc.version);
+            batch.push(Write::DeleteMemory { id: id.to_string() });
+            for memory in conflict::resurrect_on_delete(&target, &others) {
+                batch.push(Write::PutMemory { memory });
+            }
+            if self.try_commit(npcid, batch).await? {
+                // Best effort: a stale vector of a deleted memory is dropped at load time.
+                let _ = self.ports.vectors.delete(npcid, &[id.to_string()]).await;
+                return Ok(());
+            }
+        }
+        Err(Self::too_contended(npcid))
+    }
+
+    /// Re-embeds every record of the NPC into a fresh vector index namespace. D1 (the
+    /// store) is the source of truth; this is how the index is repaired or migrated.
+    pub async fn rebuild_vectors(&self, npcid: &str) -> Result<usize> {
+        self.require_npc(npcid).await?;
+        let all = self
+            .ports
+            .store
+            .memories(
+                npcid,
+                &MemoryFilter {
+                    include_superseded: true,
+                    ..Default::default()
+                },
+            )
+            .await?;
+        self.ports.vectors.delete_npc(npcid).await?;
+        for chunk in all.chunks(EMBED_CHUNK) {
+            let texts: Vec<String> = chunk
+                .iter()
+                .map(|m| embedding_text(&m.summary, &m.keywords))
+                .collect();
+            let vectors = self.ports.embedder.embed(&texts).await?;
+            let items = chunk
+                .iter()
+                .zip(vectors)
+                .map(|(m, v)| vector_item(m, v))
+                .collect();
+            self.ports.vectors.upsert(npcid, items).await?;
+        }
+        Ok(all.len())
+    }
+}
