@@ -15,7 +15,7 @@ use hippo::retrieval::lexical::DocTerms;
 pub fn lexical_document(memory: &Memory) -> (String, f64) {
     let doc = DocTerms::new(&memory.summary, &memory.keywords, "");
     let mut terms: Vec<(&String, &f64)> = doc.tf.iter().collect();
-    terms.sort(); // deterministic text for the same memory
+    terms.sort_by(|a, b| a.0.cmp(b.0)); // deterministic text for the same memory
     let mut text = String::new();
     for (term, tf) in terms {
         for _ in 0..tf.round().max(1.0) as usize {

@@ -13,7 +13,6 @@ use async_trait::async_trait;
 use bind::*;
 use hippo::conversation::Turn;
 use hippo::diary::DiaryEntry;
-use hippo::error::PortError;
 use hippo::memory::Memory;
 use hippo::npc::Npc;
 use hippo::pkg::PkgValue;

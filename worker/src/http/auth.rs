@@ -10,17 +10,6 @@ pub fn constant_time_eq(a: &str, b: &str) -> bool {
     a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// The credential of an `Authorization` header: `Bearer <token>` or the bare token (the
-/// live platform forwards its configured string verbatim).
-pub fn credential(header: Option<&str>) -> Option<&str> {
-    let value = header?.trim();
-    let token = match value.split_once(char::is_whitespace) {
-        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("bearer") => rest.trim(),
-        _ => value,
-    };
-    (!token.is_empty()).then_some(token)
-}
-
 /// Admin check of `/api/*`: 503 when no admin token is configured (never open by default),
 /// 401 when the header is missing or wrong. Only `Bearer` is accepted here.
 pub fn require_admin(configured: Option<&str>, header: Option<&str>) -> Result<(), HttpError> {
@@ -52,16 +41,6 @@ mod tests {
         assert!(!constant_time_eq("s3cret", "s3creT"));
         assert!(!constant_time_eq("s3cret", "s3cret "));
         assert!(!constant_time_eq("", "x"));
-    }
-
-    #[test]
-    fn credentials_with_or_without_bearer() {
-        assert_eq!(credential(Some("Bearer hpo_abc")), Some("hpo_abc"));
-        assert_eq!(credential(Some("bearer   hpo_abc ")), Some("hpo_abc"));
-        assert_eq!(credential(Some("hpo_abc")), Some("hpo_abc"));
-        assert_eq!(credential(Some("Bearer ")), Some("Bearer"));
-        assert_eq!(credential(Some("  ")), None);
-        assert_eq!(credential(None), None);
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! One thin handler per route: check access, read the path and body into the core's `api`
 //! type, call the matching [`hippo::Hippo`] method, serialize its answer.
 
-use super::auth::{credential, require_admin};
+use super::auth::require_admin;
 use super::body::{self, bool_param, number_param, param, query_pairs, API_LIMIT, RETRIEVAL_LIMIT};
+use hippo::engine::{LOG_PAGE_DEFAULT, NPC_PAGE_DEFAULT};
+use hippo::retrieval::protocol::{parse_retrieval_request, ParsedRetrieval};
 use super::error::HttpError;
 use super::routes::{Access, Op, Route};
 use crate::app::App;
@@ -76,7 +78,7 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
         Op::Health | Op::OpenApi => unreachable!("served above"),
         Op::ListNpcs => {
             let q = query_pairs(&req)?;
-            let limit = number_param(&q, "limit", 50)?.clamp(1, 500) as usize;
+            let limit = number_param(&q, "limit", NPC_PAGE_DEFAULT as u64)? as usize;
             ok_json(&hippo.list_npcs(param(&q, "after"), limit).await?)
         }
         Op::GetNpc => ok_json(&hippo.get_npc(&params.npcid()?).await?),
@@ -120,7 +122,7 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
             let npcid = params.npcid()?;
             let q = query_pairs(&req)?;
             let since = number_param(&q, "since", 0)?;
-            let limit = number_param(&q, "limit", 100)?.clamp(1, 1000) as usize;
+            let limit = number_param(&q, "limit", LOG_PAGE_DEFAULT as u64)? as usize;
             ok_json(&hippo.get_conversation(&npcid, since, limit).await?)
         }
         Op::AddMemories => {
@@ -162,33 +164,49 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
             let vectors = hippo.rebuild_vectors(&params.npcid()?).await?;
             ok_json(&json!({ "status": "ok", "vectors": vectors }))
         }
+        Op::Reembed => {
+            let after = param(&query_pairs(&req)?, "after").map(str::to_string);
+            ok_json(&reembed(&app, after).await?)
+        }
         Op::MemoryRetrieval => {
-            let token = credential(authorization.as_deref())
+            let header = authorization
                 .ok_or_else(|| HttpError::unauthorized("missing Authorization token"))?;
-            let npcid = hippo.resolve_token(token).await?;
-            let request: RetrievalRequest = body::json(&mut req, RETRIEVAL_LIMIT).await?;
-            retrieve(&app, &npcid, request).await
+            let npcid = hippo.resolve_token(&header).await?;
+            let parsed = retrieval_body(&mut req).await?;
+            retrieve(&app, &npcid, parsed).await
         }
         Op::FakeRetrieval => {
-            let request: RetrievalRequest = body::json(&mut req, RETRIEVAL_LIMIT).await?;
+            let parsed = retrieval_body(&mut req).await?;
             demo::ensure_seeded(hippo).await?;
-            retrieve(&app, demo::DEMO_NPCID, request).await
+            retrieve(&app, demo::DEMO_NPCID, parsed).await
         }
         Op::StoreSuite => ok_json(&test_hooks::store_suite(&app).await),
         Op::VectorSuite => ok_json(&test_hooks::vector_suite(&app).await),
     }
 }
 
+/// A memory_retrieval body: 413 over 16 KiB (before parsing), then the protocol's lenient
+/// parse (unknown fields ignored, `max_results` clamped; 400 only for a missing query or a
+/// body that is not a JSON object).
+async fn retrieval_body(req: &mut Request) -> Result<ParsedRetrieval, HttpError> {
+    let bytes = body::read_limited(req, RETRIEVAL_LIMIT).await?;
+    Ok(parse_retrieval_request(&bytes)?)
+}
+
 /// memory_retrieval: rank, and log one line (`reason` is logged, never ranked).
-async fn retrieve(app: &App, npcid: &str, request: RetrievalRequest) -> Reply {
+async fn retrieve(app: &App, npcid: &str, parsed: ParsedRetrieval) -> Reply {
     let started = js_sys::Date::now();
-    let reason: String = request
-        .reason
-        .as_deref()
-        .unwrap_or("")
-        .chars()
-        .take(120)
-        .collect();
+    let reason: String = parsed.reason.as_deref().unwrap_or("").chars().take(120).collect();
+    let request = RetrievalRequest {
+        live_id: parsed.live_id.map(serde_json::Value::String),
+        query: Some(parsed.query),
+        reason: parsed.reason,
+        memory_types: Some(
+            parsed.memory_types.iter().map(|t| t.as_str().to_string()).collect(),
+        ),
+        time_hint: parsed.time_hint,
+        max_results: Some(json!(parsed.max_results)),
+    };
     let response = app.hippo.retrieve(npcid, request).await?;
     worker::console_log!(
         "memory_retrieval npc={npcid} results={} ms={} reason={reason:?}",
@@ -196,6 +214,34 @@ async fn retrieve(app: &App, npcid: &str, request: RetrievalRequest) -> Reply {
         (js_sys::Date::now() - started) as i64
     );
     ok_json(&response)
+}
+
+/// NPCs re-embedded per `POST /api/admin/reembed` call (Worker CPU and subrequest limits).
+const REEMBED_NPCS_PER_CALL: usize = 20;
+
+/// Re-embeds NPCs with the configured embedder, a page at a time: the first call (no
+/// `after`) records the configured embedder as the database's; pass `next` until it is absent.
+async fn reembed(app: &App, after: Option<String>) -> Result<serde_json::Value, HttpError> {
+    let hippo = &app.hippo;
+    let embedder = match &after {
+        None => hippo.adopt_embedder().await?,
+        Some(_) => {
+            let e = &hippo.ports().embedder;
+            format!("{}:{}", e.name(), e.dimension())
+        }
+    };
+    let page = hippo.list_npcs(after.as_deref(), REEMBED_NPCS_PER_CALL).await?;
+    let mut vectors = 0;
+    for npc in &page.npcs {
+        vectors += hippo.rebuild_vectors(&npc.npcid).await?;
+    }
+    Ok(json!({
+        "status": "ok",
+        "embedder": embedder,
+        "npcs": page.npcs.len(),
+        "vectors": vectors,
+        "next": page.next,
+    }))
 }
 
 /// `GET /api/memories/{npcid}?types=a,b&collection=&include_superseded=&offset=&limit=`.

@@ -43,6 +43,7 @@ pub enum Op {
     ExportNpc,
     ImportNpc,
     RebuildVectors,
+    Reembed,
     MemoryRetrieval,
     FakeRetrieval,
     StoreSuite,
@@ -203,6 +204,11 @@ pub static ROUTES: &[Route] = &[
     route!(Post "/api/npc/{npcid}/vectors/rebuild" => RebuildVectors, Admin,
         "Rebuild the NPC's vector index from D1 (the source of truth)", req: None,
         resp: "RebuildResponse"),
+    route!(Post "/api/admin/reembed" => Reembed, Admin,
+        "Adopt the configured embedder and re-embed every NPC, a page per call",
+        req: None, resp: "ReembedResponse",
+        query: &[QueryParam { name: "after", kind: "string",
+            description: "the `next` of the previous call (absent on the first)" }]),
     // ---- memory_retrieval (SPEC §3.4) ----
     route!(Post "/memory_retrieval" => MemoryRetrieval, RetrievalToken,
         "Memories for a live conversation; the token decides the NPC",
@@ -241,7 +247,7 @@ mod tests {
     fn every_api_route_is_admin_and_every_admin_route_is_api() {
         for r in ROUTES {
             assert_eq!(r.path.starts_with("/api/"), r.access == Access::Admin, "{r:?}");
-            if r.path.starts_with("/api/") && r.path != "/api/npc" {
+            if r.path.starts_with("/api/") && r.path != "/api/npc" && !r.path.starts_with("/api/admin/") {
                 assert!(r.path.contains("{npcid}"), "{r:?} must be scoped by npcid");
             }
         }

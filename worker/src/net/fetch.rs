@@ -40,7 +40,7 @@ impl HttpClient for FetchClient {
             Request::new_with_init(&request.url, &init).map_err(|e| backend(&request.url, e))?;
         let controller = AbortController::default();
         let signal = controller.signal();
-        let exchange = async {
+        let exchange = async move {
             let mut response = Fetch::Request(outbound).send_with_signal(&signal).await?;
             let status = response.status_code();
             let body = response.text().await?;
@@ -126,7 +126,8 @@ mod tests {
     fn run(script: Vec<PortResult<HttpResponse>>) -> (PortResult<HttpResponse>, usize) {
         let client = RetryOnce::new(Scripted(RefCell::new(script)));
         let result = futures_executor(client.post(request()));
-        (result, client.inner.0.borrow().len())
+        let left = client.inner.0.borrow().len();
+        (result, left)
     }
 
     fn futures_executor<F: std::future::Future>(f: F) -> F::Output {
