@@ -29,3 +29,16 @@ fmt:
 # Each cargo-fuzz target for FUZZ_SECONDS (default 60); crashes land in fuzz/regressions/.
 fuzz:
 	@bash scripts/fuzz.sh
+
+# --- worker ---
+# The Cloudflare Worker (worker/, migrations/, wrangler.toml). `make dev` serves it locally.
+worker: setup
+	bash scripts/build-worker.sh
+
+dev: setup
+	PORT=$(PORT) bash scripts/dev.sh
+
+test-worker: worker
+	cargo test -p hippo-worker
+	node --test --test-concurrency=1 tests/worker/
+# --- end worker ---
