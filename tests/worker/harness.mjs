@@ -108,7 +108,8 @@ export async function startWorker({ vars = {}, vectorize = false, outbound } = {
       return { status: res.status, body: await res.json() };
     },
     async standin(p) {
-      const res = await mf.dispatchFetch(`http://standin${p}`, {}, { worker: "vectorize-standin" });
+      const standin = await mf.getWorker("vectorize-standin");
+      const res = await standin.fetch(`http://standin${p}`);
       return res.json();
     },
     async dispose() {

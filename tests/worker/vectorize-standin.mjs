@@ -6,6 +6,7 @@ import { WorkerEntrypoint } from "cloudflare:workers";
 
 const vectors = new Map(); // id -> { id, values, namespace, metadata }
 const calls = [];
+let down = false; // `GET /down?on=1`: every query fails, as when the service is unavailable
 
 function cosine(a, b) {
   let dot = 0, na = 0, nb = 0;
@@ -45,6 +46,7 @@ export default class VectorizeStandin extends WorkerEntrypoint {
 
   async query(vector, options = {}) {
     calls.push({ method: "query", options });
+    if (down) throw new Error("VECTOR_QUERY_ERROR: service unavailable");
     const topK = options.topK ?? 5;
     const withData = options.returnValues || (options.returnMetadata && options.returnMetadata !== "none");
     if (topK > (withData ? 20 : 100)) throw new Error(`topK ${topK} over the limit`);
@@ -74,7 +76,12 @@ export default class VectorizeStandin extends WorkerEntrypoint {
     if (url.pathname === "/reset") {
       vectors.clear();
       calls.length = 0;
+      down = false;
       return Response.json({ ok: true });
+    }
+    if (url.pathname === "/down") {
+      down = url.searchParams.get("on") === "1";
+      return Response.json({ down });
     }
     return Response.json({
       calls,
