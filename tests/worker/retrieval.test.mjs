@@ -131,6 +131,11 @@ test("the demo character is seeded once, and only under its reserved id", async 
   await Promise.all([1, 2, 3].map(() => w.retrieval(undefined, { query: "生日" }, "/memory_retrieval/fake")));
   const rows = await w.db.prepare("SELECT npcid, COUNT(*) AS n FROM memories WHERE npcid LIKE '%demo%' GROUP BY npcid").all();
   assert.deepEqual(rows.results, [{ npcid: "__demo_01", n: 16 }]);
+  // Deleted by an admin, it comes back on the next fake request.
+  await w.json("DELETE", "/api/npc/__demo_01");
+  const again = await w.retrieval(undefined, { query: "暗号" }, "/memory_retrieval/fake");
+  assert.equal(again.status, 200);
+  assert.match(again.body.memories[0].summary, /月亮醒了/);
   // A token-bearing caller cannot reach it through the real endpoint.
   const r = await w.retrieval(tokenA, { query: "月亮醒了" });
   assert.ok(!r.body.memories.some((m) => /月亮醒了/.test(m.summary)));

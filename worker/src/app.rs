@@ -81,9 +81,12 @@ impl App {
         };
         let llm: Option<Rc<dyn Llm>> = match &config.llm {
             None => None,
-            Some(LlmChoice::OpenAi { url, key, model }) => {
-                Some(crate::llm::openai_chat(http.clone(), url, key.clone(), model)?)
-            }
+            Some(LlmChoice::OpenAi { url, key, model }) => Some(crate::llm::openai_chat(
+                http.clone(),
+                url,
+                key.clone(),
+                model,
+            )?),
             Some(LlmChoice::WorkersAi { model }) => Some(Rc::new(WorkersAiLlm::new(ai()?, model))),
         };
         let ports = Ports {

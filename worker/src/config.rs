@@ -62,7 +62,11 @@ impl Config {
     /// Reads the configuration through `var` (name → non-empty value). `has_ai` says whether
     /// the `AI` binding exists. Errors name the variable to fix.
     pub fn parse(var: impl Fn(&str) -> Option<String>, has_ai: bool) -> Result<Config, String> {
-        let var = |name: &str| var(name).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+        let var = |name: &str| {
+            var(name)
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+        };
         let dimension = |model: &str| -> Result<usize, String> {
             match var("HIPPO_EMBED_DIM") {
                 Some(d) => d
@@ -78,8 +82,9 @@ impl Config {
         let embed = match var("HIPPO_EMBED").as_deref().unwrap_or("builtin") {
             "builtin" => EmbedChoice::Builtin,
             "openai" => {
-                let url = var("HIPPO_EMBED_URL")
-                    .ok_or("HIPPO_EMBED=openai needs HIPPO_EMBED_URL (e.g. https://api.openai.com/v1)")?;
+                let url = var("HIPPO_EMBED_URL").ok_or(
+                    "HIPPO_EMBED=openai needs HIPPO_EMBED_URL (e.g. https://api.openai.com/v1)",
+                )?;
                 let model = var("HIPPO_EMBED_MODEL")
                     .unwrap_or_else(|| DEFAULT_OPENAI_EMBED_MODEL.to_string());
                 EmbedChoice::OpenAi {
@@ -120,8 +125,8 @@ impl Config {
             }
             (None, Some(model)) => {
                 return Err(format!(
-                    "HIPPO_LLM_MODEL={model} needs HIPPO_LLM_URL (or a @cf/ model with the AI binding)"
-                ))
+                "HIPPO_LLM_MODEL={model} needs HIPPO_LLM_URL (or a @cf/ model with the AI binding)"
+            ))
             }
             (None, None) => None,
         };
@@ -147,7 +152,10 @@ impl Config {
     }
 
     pub fn from_env(env: &worker::Env) -> Result<Config, String> {
-        Config::parse(|name| Config::env_var(env, name), Config::has_binding(env, "AI"))
+        Config::parse(
+            |name| Config::env_var(env, name),
+            Config::has_binding(env, "AI"),
+        )
     }
 }
 
@@ -219,7 +227,10 @@ mod tests {
             }
         );
         let err = parse(
-            &[("HIPPO_EMBED", "workers-ai"), ("HIPPO_EMBED_MODEL", "@cf/x/y")],
+            &[
+                ("HIPPO_EMBED", "workers-ai"),
+                ("HIPPO_EMBED_MODEL", "@cf/x/y"),
+            ],
             true,
         )
         .unwrap_err();
@@ -233,8 +244,15 @@ mod tests {
             true,
         )
         .unwrap();
-        assert!(matches!(c.embed, EmbedChoice::WorkersAi { dimension: 512, .. }));
-        let c = parse(&[("HIPPO_LLM_MODEL", "@cf/meta/llama-3.1-8b-instruct")], true).unwrap();
+        assert!(matches!(
+            c.embed,
+            EmbedChoice::WorkersAi { dimension: 512, .. }
+        ));
+        let c = parse(
+            &[("HIPPO_LLM_MODEL", "@cf/meta/llama-3.1-8b-instruct")],
+            true,
+        )
+        .unwrap();
         assert!(matches!(c.llm, Some(LlmChoice::WorkersAi { .. })));
     }
 
@@ -257,6 +275,10 @@ mod tests {
             let err = parse(&vars, false).unwrap_err();
             assert!(err.contains(needle), "{vars:?}: {err}");
         }
-        assert!(parse(&[("HIPPO_TEST_HOOKS", "1")], false).unwrap().test_hooks);
+        assert!(
+            parse(&[("HIPPO_TEST_HOOKS", "1")], false)
+                .unwrap()
+                .test_hooks
+        );
     }
 }

@@ -30,9 +30,18 @@ fn log_line(npcid: &str, outcome: &Result<hippo::api::DreamReport, Error>) -> St
         Ok(report) => format!(
             "cron dream npc={npcid} skipped={} diary={} entity_ops={} pkg_updates={} error={}",
             report.skipped,
-            report.diary.as_ref().map_or("-".to_string(), |d| d.date.clone()),
-            report.extractions.as_ref().map_or(0, |e| e.entity_ops_count),
-            report.extractions.as_ref().map_or(0, |e| e.pkg_updates_count),
+            report
+                .diary
+                .as_ref()
+                .map_or("-".to_string(), |d| d.date.clone()),
+            report
+                .extractions
+                .as_ref()
+                .map_or(0, |e| e.entity_ops_count),
+            report
+                .extractions
+                .as_ref()
+                .map_or(0, |e| e.pkg_updates_count),
             report.error.as_deref().unwrap_or("none"),
         ),
         Err(err) => format!("cron dream npc={npcid} failed: {err}"),

@@ -22,7 +22,10 @@ fn report(cases: Vec<(String, Result<(), String>)>) -> Value {
 
 /// A prefix no earlier run used, so runs against one database never collide.
 fn run_prefix(kind: &str) -> String {
-    format!("{kind}{}-", hippo::ids::hex(&hippo::ids::random_bytes::<4>()))
+    format!(
+        "{kind}{}-",
+        hippo::ids::hex(&hippo::ids::random_bytes::<4>())
+    )
 }
 
 /// The core's backend suite against the Worker's store (D1).
@@ -42,7 +45,8 @@ fn item(id: &str, collection: Collection, memory_type: MemoryType, values: [f32;
 
 macro_rules! check {
     ($cond:expr, $($msg:tt)+) => {
-        if !$cond {
+        let ok: bool = $cond;
+        if !ok {
             return Err(format!($($msg)+));
         }
     };
@@ -58,9 +62,24 @@ async fn namespaces_top_k_and_filters(v: &dyn VectorIndex, p: &str) -> Result<()
     v.upsert(
         &a,
         vec![
-            item("m1", Collection::Memory, MemoryType::Profile, [1.0, 0.0, 0.0, 0.0]),
-            item("m2", Collection::Memory, MemoryType::Preference, [0.8, 0.6, 0.0, 0.0]),
-            item("c1", Collection::Content, MemoryType::History, [0.6, 0.8, 0.0, 0.0]),
+            item(
+                "m1",
+                Collection::Memory,
+                MemoryType::Profile,
+                [1.0, 0.0, 0.0, 0.0],
+            ),
+            item(
+                "m2",
+                Collection::Memory,
+                MemoryType::Preference,
+                [0.8, 0.6, 0.0, 0.0],
+            ),
+            item(
+                "c1",
+                Collection::Content,
+                MemoryType::History,
+                [0.6, 0.8, 0.0, 0.0],
+            ),
         ],
     )
     .await
@@ -68,15 +87,29 @@ async fn namespaces_top_k_and_filters(v: &dyn VectorIndex, p: &str) -> Result<()
     // Same id in another NPC: must neither overwrite nor leak.
     v.upsert(
         &b,
-        vec![item("m1", Collection::Memory, MemoryType::Profile, [0.0, 0.0, 1.0, 0.0])],
+        vec![item(
+            "m1",
+            Collection::Memory,
+            MemoryType::Profile,
+            [0.0, 0.0, 1.0, 0.0],
+        )],
     )
     .await
     .map_err(err)?;
     let q = [1.0, 0.0, 0.0, 0.0];
-    let all = v.query(&a, &q, 10, &VectorFilter::default()).await.map_err(err)?;
+    let all = v
+        .query(&a, &q, 10, &VectorFilter::default())
+        .await
+        .map_err(err)?;
     check!(ids(&all) == ["m1", "m2", "c1"], "order {all:?}");
-    check!((all[0].1 - 1.0).abs() < 1e-4, "cosine of identical vectors {all:?}");
-    let top = v.query(&a, &q, 2, &VectorFilter::default()).await.map_err(err)?;
+    check!(
+        (all[0].1 - 1.0).abs() < 1e-4,
+        "cosine of identical vectors {all:?}"
+    );
+    let top = v
+        .query(&a, &q, 2, &VectorFilter::default())
+        .await
+        .map_err(err)?;
     check!(ids(&top) == ["m1", "m2"], "topK {top:?}");
     let content = VectorFilter {
         collections: vec![Collection::Content],
@@ -90,8 +123,14 @@ async fn namespaces_top_k_and_filters(v: &dyn VectorIndex, p: &str) -> Result<()
     };
     let got = v.query(&a, &q, 10, &prefs).await.map_err(err)?;
     check!(ids(&got) == ["m2"], "type filter {got:?}");
-    let other = v.query(&b, &q, 10, &VectorFilter::default()).await.map_err(err)?;
-    check!(ids(&other) == ["m1"] && other[0].1.abs() < 1e-4, "B's space {other:?}");
+    let other = v
+        .query(&b, &q, 10, &VectorFilter::default())
+        .await
+        .map_err(err)?;
+    check!(
+        ids(&other) == ["m1"] && other[0].1.abs() < 1e-4,
+        "B's space {other:?}"
+    );
     Ok(())
 }
 
@@ -102,8 +141,18 @@ async fn deletes(v: &dyn VectorIndex, p: &str) -> Result<(), String> {
         v.upsert(
             npc,
             vec![
-                item("x", Collection::Memory, MemoryType::Other, [1.0, 0.0, 0.0, 0.0]),
-                item("y", Collection::Memory, MemoryType::Other, [0.0, 1.0, 0.0, 0.0]),
+                item(
+                    "x",
+                    Collection::Memory,
+                    MemoryType::Other,
+                    [1.0, 0.0, 0.0, 0.0],
+                ),
+                item(
+                    "y",
+                    Collection::Memory,
+                    MemoryType::Other,
+                    [0.0, 1.0, 0.0, 0.0],
+                ),
             ],
         )
         .await
@@ -111,12 +160,21 @@ async fn deletes(v: &dyn VectorIndex, p: &str) -> Result<(), String> {
     }
     v.delete(&a, &["x".to_string()]).await.map_err(err)?;
     let q = [1.0, 0.0, 0.0, 0.0];
-    let got = v.query(&a, &q, 10, &VectorFilter::default()).await.map_err(err)?;
+    let got = v
+        .query(&a, &q, 10, &VectorFilter::default())
+        .await
+        .map_err(err)?;
     check!(ids(&got) == ["y"], "after delete {got:?}");
     v.delete_npc(&a).await.map_err(err)?;
-    let got = v.query(&a, &q, 10, &VectorFilter::default()).await.map_err(err)?;
+    let got = v
+        .query(&a, &q, 10, &VectorFilter::default())
+        .await
+        .map_err(err)?;
     check!(got.is_empty(), "after delete_npc {got:?}");
-    let got = v.query(&b, &q, 10, &VectorFilter::default()).await.map_err(err)?;
+    let got = v
+        .query(&b, &q, 10, &VectorFilter::default())
+        .await
+        .map_err(err)?;
     check!(ids(&got) == ["x", "y"], "other NPC touched {got:?}");
     Ok(())
 }
@@ -140,7 +198,10 @@ async fn large_upserts(v: &dyn VectorIndex, p: &str) -> Result<(), String> {
         .query(&npc, &[0.0, 1.0, 0.0, 0.0], 3, &VectorFilter::default())
         .await
         .map_err(err)?;
-    check!(ids(&got) == ["mem_01200", "mem_01199", "mem_01198"], "bulk {got:?}");
+    check!(
+        ids(&got) == ["mem_01200", "mem_01199", "mem_01198"],
+        "bulk {got:?}"
+    );
     v.delete_npc(&npc).await.map_err(err)?;
     let got = v
         .query(&npc, &[0.0, 1.0, 0.0, 0.0], 3, &VectorFilter::default())
@@ -161,6 +222,9 @@ pub async fn vector_suite(app: &App) -> Value {
         namespaces_top_k_and_filters(&*index, &p).await,
     ));
     cases.push(("deletes".to_string(), deletes(&*index, &p).await));
-    cases.push(("large_upserts".to_string(), large_upserts(&*index, &p).await));
+    cases.push((
+        "large_upserts".to_string(),
+        large_upserts(&*index, &p).await,
+    ));
     report(cases)
 }

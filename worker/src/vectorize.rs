@@ -137,7 +137,11 @@ impl Vectorize {
         Ok(())
     }
 
-    pub async fn query(&self, vector: &[f32], options: &QueryOptions) -> PortResult<Vec<QueryMatch>> {
+    pub async fn query(
+        &self,
+        vector: &[f32],
+        options: &QueryOptions,
+    ) -> PortResult<Vec<QueryMatch>> {
         let result = settle("query", self.sys.query(to_js(&vector)?, to_js(options)?)).await?;
         let result: QueryResult = serde_wasm_bindgen::from_value(result)
             .map_err(|e| PortError::Backend(format!("Vectorize query result: {e}")))?;

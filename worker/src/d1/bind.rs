@@ -105,6 +105,8 @@ mod tests {
             classify("CHECK constraint failed: npc_missing"),
             PortError::Backend("the NPC does not exist".into())
         );
-        assert!(matches!(classify("no such table: x"), PortError::Backend(m) if m.starts_with("D1: ")));
+        assert!(
+            matches!(classify("no such table: x"), PortError::Backend(m) if m.starts_with("D1: "))
+        );
     }
 }

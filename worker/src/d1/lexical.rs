@@ -64,11 +64,7 @@ pub fn any_term_query(npcid: &str, terms: &[String]) -> Option<String> {
 
 /// MATCH expression: the NPC's documents containing `term` (for document frequencies).
 pub fn one_term_query(npcid: &str, term: &str) -> String {
-    format!(
-        "npc:{} AND lex:{}",
-        quoted(&npc_token(npcid)),
-        quoted(term)
-    )
+    format!("npc:{} AND lex:{}", quoted(&npc_token(npcid)), quoted(term))
 }
 
 #[cfg(test)]

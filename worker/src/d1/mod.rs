@@ -54,6 +54,18 @@ impl D1Store {
             .map_err(backend)
     }
 
+    /// Runs statements in one round trip (and one transaction).
+    async fn batch(
+        &self,
+        statements: Vec<worker::D1PreparedStatement>,
+    ) -> PortResult<Vec<worker::D1Result>> {
+        let results = self.db.batch(statements).await.map_err(backend)?;
+        if let Some(err) = results.iter().find_map(|r| r.error()) {
+            return Err(classify(&err));
+        }
+        Ok(results)
+    }
+
     async fn run(&self, sql: &str, params: &[JsValue]) -> PortResult<()> {
         statement(&self.db, sql, params)?
             .run()
@@ -161,20 +173,28 @@ impl Store for D1Store {
     }
 
     async fn diary(&self, npcid: &str) -> PortResult<(String, Vec<DiaryEntry>)> {
-        let prior = self
-            .first::<Prior>(
-                "SELECT diary_prior FROM npcs WHERE npcid = ?1",
-                &[text(npcid)],
-            )
-            .await?
+        // One round trip for both reads (a batch is also one consistent snapshot).
+        let results = self
+            .batch(vec![
+                statement(
+                    &self.db,
+                    "SELECT diary_prior FROM npcs WHERE npcid = ?1",
+                    &[text(npcid)],
+                )?,
+                statement(
+                    &self.db,
+                    "SELECT date, summary FROM diary_dailies WHERE npcid = ?1 ORDER BY date",
+                    &[text(npcid)],
+                )?,
+            ])
+            .await?;
+        let prior = results[0]
+            .results::<Prior>()
+            .map_err(backend)?
+            .pop()
             .map(|p| p.diary_prior)
             .unwrap_or_default();
-        let dailies = self
-            .all::<DiaryEntry>(
-                "SELECT date, summary FROM diary_dailies WHERE npcid = ?1 ORDER BY date",
-                &[text(npcid)],
-            )
-            .await?;
+        let dailies = results[1].results::<DiaryEntry>().map_err(backend)?;
         Ok((prior, dailies))
     }
 
@@ -185,7 +205,11 @@ impl Store for D1Store {
         );
         self.all::<TurnRow>(
             &sql,
-            &[text(npcid), uint(after_seq), uint(limit.min(i64::MAX as usize) as u64)],
+            &[
+                text(npcid),
+                uint(after_seq),
+                uint(limit.min(i64::MAX as usize) as u64),
+            ],
         )
         .await?
         .into_iter()
@@ -308,23 +332,15 @@ impl Store for D1Store {
     }
 
     async fn term_stats(&self, npcid: &str, terms: &[String]) -> PortResult<CorpusStats> {
-        let stats = self
-            .first::<DocStats>(
-                "SELECT COUNT(*) AS docs, COALESCE(AVG(lex_len), 0) AS avg_len \
-                 FROM memories WHERE npcid = ?1",
-                &[text(npcid)],
-            )
-            .await?
-            .unwrap_or(DocStats {
-                docs: 0,
-                avg_len: 0.0,
-            });
-        let mut df = Vec::with_capacity(terms.len());
+        // Document count and average length, then the document frequencies of the terms
+        // (up to DF_TERMS_PER_STATEMENT per statement): all in one round trip.
+        let mut statements = vec![statement(
+            &self.db,
+            "SELECT COUNT(*) AS docs, COALESCE(AVG(lex_len), 0) AS avg_len \
+             FROM memories WHERE npcid = ?1",
+            &[text(npcid)],
+        )?];
         for chunk in terms.chunks(DF_TERMS_PER_STATEMENT) {
-            if stats.docs == 0 {
-                df.extend(std::iter::repeat_n(0, chunk.len()));
-                continue;
-            }
             let columns: Vec<String> = (0..chunk.len())
                 .map(|i| {
                     format!(
@@ -337,11 +353,32 @@ impl Store for D1Store {
                 .iter()
                 .map(|t| text(&lexical::one_term_query(npcid, t)))
                 .collect();
-            let row = self
-                .first::<HashMap<String, f64>>(&format!("SELECT {}", columns.join(", ")), &params)
-                .await?
+            statements.push(statement(
+                &self.db,
+                &format!("SELECT {}", columns.join(", ")),
+                &params,
+            )?);
+        }
+        let results = self.batch(statements).await?;
+        let stats = results[0]
+            .results::<DocStats>()
+            .map_err(backend)?
+            .pop()
+            .unwrap_or(DocStats {
+                docs: 0,
+                avg_len: 0.0,
+            });
+        let mut df = Vec::with_capacity(terms.len());
+        for (chunk, result) in terms.chunks(DF_TERMS_PER_STATEMENT).zip(&results[1..]) {
+            let row = result
+                .results::<HashMap<String, f64>>()
+                .map_err(backend)?
+                .pop()
                 .unwrap_or_default();
-            df.extend((0..chunk.len()).map(|i| row.get(&format!("d{i}")).copied().unwrap_or(0.0) as usize));
+            df.extend(
+                (0..chunk.len())
+                    .map(|i| row.get(&format!("d{i}")).copied().unwrap_or(0.0) as usize),
+            );
         }
         Ok(CorpusStats {
             docs: stats.docs.max(0) as usize,
@@ -351,11 +388,8 @@ impl Store for D1Store {
     }
 
     async fn commit(&self, npcid: &str, batch: WriteBatch) -> PortResult<()> {
-        let statements = writes::compile(&self.db, npcid, &batch)?;
-        let results = self.db.batch(statements).await.map_err(backend)?;
-        if let Some(err) = results.iter().find_map(|r| r.error()) {
-            return Err(classify(&err));
-        }
+        self.batch(writes::compile(&self.db, npcid, &batch)?)
+            .await?;
         Ok(())
     }
 

@@ -23,8 +23,7 @@ pub const MEMORY_COLUMNS: &str = "id, collection, type, summary, keywords, confi
      importance, source, created_at, updated_at, last_accessed_at, access_count, \
      encounter_count, event_time, expires_at, sensitive, superseded_by, emotion";
 
-pub const TURN_COLUMNS: &str =
-    "seq, id, session_id, turn_index, kind, role, content, ts, emotion";
+pub const TURN_COLUMNS: &str = "seq, id, session_id, turn_index, kind, role, content, ts, emotion";
 
 pub const TOKEN_COLUMNS: &str = "token_id, npcid, token_hash, created_at, expires_at";
 

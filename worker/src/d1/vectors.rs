@@ -289,7 +289,10 @@ mod tests {
             item("c", Collection::Content, MemoryType::History, &[0.0, 1.0]),
         ];
         let all = nearest(&items, &[1.0, 0.0], 10, &VectorFilter::default());
-        assert_eq!(all.iter().map(|h| h.0.as_str()).collect::<Vec<_>>(), ["a", "b", "c"]);
+        assert_eq!(
+            all.iter().map(|h| h.0.as_str()).collect::<Vec<_>>(),
+            ["a", "b", "c"]
+        );
         assert!((all[1].1 - 0.8).abs() < 1e-6);
         let filtered = nearest(
             &items,

@@ -138,7 +138,10 @@ fn push_write(
              ON CONFLICT (npcid, key) DO UPDATE SET value = excluded.value",
             vec![id, text(key), json(value)],
         )?,
-        Write::PutEntity { id: entity_id, entity } => push(
+        Write::PutEntity {
+            id: entity_id,
+            entity,
+        } => push(
             "INSERT INTO entities (npcid, id, num, name, alias, title, remark) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) \
              ON CONFLICT (npcid, id) DO UPDATE SET num = excluded.num, name = excluded.name, \
@@ -228,7 +231,7 @@ fn push_write(
                     opt_int(m.expires_at.map(|t| t.ms())),
                     flag(m.sensitive),
                     opt_text(m.superseded_by.as_deref()),
-                    m.emotion.as_ref().map_or(JsValue::NULL, |e| json(e)),
+                    m.emotion.as_ref().map_or(JsValue::NULL, json),
                     text(&lex),
                     real(lex_len),
                 ],

@@ -7,7 +7,10 @@ use hippo::ids::sha256_hex;
 /// first, so neither the position of a difference nor the secret's length leaks.
 pub fn constant_time_eq(a: &str, b: &str) -> bool {
     let (a, b) = (sha256_hex(a), sha256_hex(b));
-    a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    a.bytes()
+        .zip(b.bytes())
+        .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+        == 0
 }
 
 /// Admin check of `/api/*`: 503 when no admin token is configured (never open by default),
@@ -45,10 +48,18 @@ mod tests {
 
     #[test]
     fn admin_needs_configuration_then_the_right_bearer() {
-        assert_eq!(require_admin(None, Some("Bearer x")).unwrap_err().status, 503);
+        assert_eq!(
+            require_admin(None, Some("Bearer x")).unwrap_err().status,
+            503
+        );
         assert_eq!(require_admin(Some("x"), None).unwrap_err().status, 401);
         assert_eq!(require_admin(Some("x"), Some("x")).unwrap_err().status, 401);
-        assert_eq!(require_admin(Some("x"), Some("Bearer y")).unwrap_err().status, 401);
+        assert_eq!(
+            require_admin(Some("x"), Some("Bearer y"))
+                .unwrap_err()
+                .status,
+            401
+        );
         assert!(require_admin(Some("x"), Some("Bearer x")).is_ok());
         assert!(require_admin(Some("x"), Some("bearer  x ")).is_ok());
     }

@@ -33,7 +33,8 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, HttpError> {
     let text = std::str::from_utf8(bytes)
         .map_err(|_| HttpError::bad_request("request body is not UTF-8"))?;
     let text = if text.trim().is_empty() { "{}" } else { text };
-    serde_json::from_str(text).map_err(|e| HttpError::bad_request(format!("invalid JSON body: {e}")))
+    serde_json::from_str(text)
+        .map_err(|e| HttpError::bad_request(format!("invalid JSON body: {e}")))
 }
 
 pub async fn json<T: DeserializeOwned>(req: &mut Request, limit: usize) -> Result<T, HttpError> {
@@ -59,7 +60,10 @@ pub fn param<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
 }
 
 pub fn bool_param(pairs: &[(String, String)], name: &str) -> Result<bool, HttpError> {
-    match param(pairs, name).map(|v| v.trim().to_ascii_lowercase()).as_deref() {
+    match param(pairs, name)
+        .map(|v| v.trim().to_ascii_lowercase())
+        .as_deref()
+    {
         None | Some("") | Some("false") | Some("0") => Ok(false),
         Some("true") | Some("1") => Ok(true),
         Some(other) => Err(HttpError::bad_request(format!(
@@ -86,7 +90,9 @@ mod tests {
     use super::*;
 
     fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
-        list.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        list.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
     #[test]

@@ -135,15 +135,43 @@ mod tests {
     #[test]
     fn every_core_error_has_its_status_and_code() {
         let cases = [
-            (Error::invalid("updates cannot be empty"), 400, "invalid_request"),
+            (
+                Error::invalid("updates cannot be empty"),
+                400,
+                "invalid_request",
+            ),
             (Error::Unauthorized("bad token".into()), 401, "unauthorized"),
-            (Error::not_found("NPC x does not exist or has no PKG"), 404, "not_found"),
-            (Error::Busy("a dream of x is running".into()), 409, "conflict"),
-            (Error::Port(PortError::Conflict("v".into())), 409, "conflict"),
+            (
+                Error::not_found("NPC x does not exist or has no PKG"),
+                404,
+                "not_found",
+            ),
+            (
+                Error::Busy("a dream of x is running".into()),
+                409,
+                "conflict",
+            ),
+            (
+                Error::Port(PortError::Conflict("v".into())),
+                409,
+                "conflict",
+            ),
             (Error::TooLarge("too big".into()), 413, "request_too_large"),
-            (Error::NotConfigured("no token".into()), 503, "not_configured"),
-            (Error::Port(PortError::Backend("d1".into())), 500, "internal_error"),
-            (Error::Port(PortError::Timeout("llm".into())), 500, "internal_error"),
+            (
+                Error::NotConfigured("no token".into()),
+                503,
+                "not_configured",
+            ),
+            (
+                Error::Port(PortError::Backend("d1".into())),
+                500,
+                "internal_error",
+            ),
+            (
+                Error::Port(PortError::Timeout("llm".into())),
+                500,
+                "internal_error",
+            ),
             (Error::Internal("bug".into()), 500, "internal_error"),
         ];
         for (err, status, code) in cases {
@@ -157,7 +185,10 @@ mod tests {
     #[test]
     fn surfaces_by_path() {
         assert_eq!(Surface::of_path("/memory_retrieval"), Surface::Retrieval);
-        assert_eq!(Surface::of_path("/memory_retrieval/fake"), Surface::Retrieval);
+        assert_eq!(
+            Surface::of_path("/memory_retrieval/fake"),
+            Surface::Retrieval
+        );
         assert_eq!(Surface::of_path("/memory_retrievalx"), Surface::Api);
         assert_eq!(Surface::of_path("/api/pkg/a"), Surface::Api);
         assert_eq!(Surface::of_path("/health"), Surface::Api);

@@ -3,8 +3,6 @@
 
 use super::auth::require_admin;
 use super::body::{self, bool_param, number_param, param, query_pairs, API_LIMIT, RETRIEVAL_LIMIT};
-use hippo::engine::{LOG_PAGE_DEFAULT, NPC_PAGE_DEFAULT};
-use hippo::retrieval::protocol::{parse_retrieval_request, ParsedRetrieval};
 use super::error::HttpError;
 use super::routes::{Access, Op, Route};
 use crate::app::App;
@@ -12,7 +10,9 @@ use crate::config::Config;
 use crate::{demo, test_hooks};
 use hippo::api::*;
 use hippo::engine::ListMemoriesQuery;
+use hippo::engine::{LOG_PAGE_DEFAULT, NPC_PAGE_DEFAULT};
 use hippo::ids::validate_npcid;
+use hippo::retrieval::protocol::{parse_retrieval_request, ParsedRetrieval};
 use serde::Serialize;
 use serde_json::json;
 use worker::{Request, Response, RouteContext};
@@ -65,7 +65,7 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
         }
         Access::TestHook if !config.as_ref().is_ok_and(|c| c.test_hooks) => {
             return Err(HttpError::route_not_found(
-                &req.method().to_string(),
+                req.method().as_ref(),
                 &req.path(),
             ));
         }
@@ -173,12 +173,11 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
                 .ok_or_else(|| HttpError::unauthorized("missing Authorization token"))?;
             let npcid = hippo.resolve_token(&header).await?;
             let parsed = retrieval_body(&mut req).await?;
-            retrieve(&app, &npcid, parsed).await
+            retrieve(&app, Some(&npcid), parsed).await
         }
         Op::FakeRetrieval => {
             let parsed = retrieval_body(&mut req).await?;
-            demo::ensure_seeded(hippo).await?;
-            retrieve(&app, demo::DEMO_NPCID, parsed).await
+            retrieve(&app, None, parsed).await
         }
         Op::StoreSuite => ok_json(&test_hooks::store_suite(&app).await),
         Op::VectorSuite => ok_json(&test_hooks::vector_suite(&app).await),
@@ -193,21 +192,36 @@ async fn retrieval_body(req: &mut Request) -> Result<ParsedRetrieval, HttpError>
     Ok(parse_retrieval_request(&bytes)?)
 }
 
-/// memory_retrieval: rank, and log one line (`reason` is logged, never ranked).
-async fn retrieve(app: &App, npcid: &str, parsed: ParsedRetrieval) -> Reply {
+/// memory_retrieval for `npcid` (`None`: the fake provider's character 01): rank, and log one
+/// line (`reason` is logged, never ranked).
+async fn retrieve(app: &App, npcid: Option<&str>, parsed: ParsedRetrieval) -> Reply {
     let started = js_sys::Date::now();
-    let reason: String = parsed.reason.as_deref().unwrap_or("").chars().take(120).collect();
+    let reason: String = parsed
+        .reason
+        .as_deref()
+        .unwrap_or("")
+        .chars()
+        .take(120)
+        .collect();
     let request = RetrievalRequest {
         live_id: parsed.live_id.map(serde_json::Value::String),
         query: Some(parsed.query),
         reason: parsed.reason,
         memory_types: Some(
-            parsed.memory_types.iter().map(|t| t.as_str().to_string()).collect(),
+            parsed
+                .memory_types
+                .iter()
+                .map(|t| t.as_str().to_string())
+                .collect(),
         ),
         time_hint: parsed.time_hint,
         max_results: Some(json!(parsed.max_results)),
     };
-    let response = app.hippo.retrieve(npcid, request).await?;
+    let response = match npcid {
+        Some(npcid) => app.hippo.retrieve(npcid, request).await?,
+        None => demo::retrieve(&app.hippo, request).await?,
+    };
+    let npcid = npcid.unwrap_or(demo::DEMO_NPCID);
     worker::console_log!(
         "memory_retrieval npc={npcid} results={} ms={} reason={reason:?}",
         response.memories.len(),
@@ -230,7 +244,9 @@ async fn reembed(app: &App, after: Option<String>) -> Result<serde_json::Value, 
             format!("{}:{}", e.name(), e.dimension())
         }
     };
-    let page = hippo.list_npcs(after.as_deref(), REEMBED_NPCS_PER_CALL).await?;
+    let page = hippo
+        .list_npcs(after.as_deref(), REEMBED_NPCS_PER_CALL)
+        .await?;
     let mut vectors = 0;
     for npc in &page.npcs {
         vectors += hippo.rebuild_vectors(&npc.npcid).await?;

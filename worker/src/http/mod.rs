@@ -11,7 +11,11 @@ use error::{HttpError, Surface};
 use routes::{Route, ROUTES};
 use worker::{Env, Method, Request, Response, RouteContext, Router};
 
-async fn run_route(route: &'static Route, req: Request, ctx: RouteContext<()>) -> worker::Result<Response> {
+async fn run_route(
+    route: &'static Route,
+    req: Request,
+    ctx: RouteContext<()>,
+) -> worker::Result<Response> {
     let surface = route.surface();
     Ok(match handlers::serve(route, req, ctx).await {
         Ok(response) => response,

@@ -15,7 +15,11 @@ fn json_content(schema: Value) -> Value {
 }
 
 fn error_response(description: &str, retrieval: bool) -> Value {
-    let schema = if retrieval { "RetrievalError" } else { "ApiError" };
+    let schema = if retrieval {
+        "RetrievalError"
+    } else {
+        "ApiError"
+    };
     json!({ "description": description, "content": json_content(schema_ref(schema)) })
 }
 
@@ -78,12 +82,18 @@ fn operation(route: &Route) -> Value {
             if route.path.contains("{npcid}") {
                 error("404", "unknown NPC or item");
             }
-            error("503", "HIPPO_ADMIN_TOKEN (or another setting) is not configured");
+            error(
+                "503",
+                "HIPPO_ADMIN_TOKEN (or another setting) is not configured",
+            );
         }
         Access::RetrievalToken => {
             op.insert("security".into(), json!([{ "retrievalToken": [] }]));
             error("400", "invalid_request (e.g. empty query)");
-            error("401", "unauthorized: missing, unknown, revoked or expired token");
+            error(
+                "401",
+                "unauthorized: missing, unknown, revoked or expired token",
+            );
         }
         Access::Public if retrieval => error("400", "invalid_request (e.g. empty query)"),
         Access::Public | Access::TestHook => {}
@@ -92,7 +102,10 @@ fn operation(route: &Route) -> Value {
         error("409", "a dream of this NPC is already running");
     }
     if route.request.is_some() {
-        error("413", "body over the limit (256 KiB on /api, 16 KiB on memory_retrieval)");
+        error(
+            "413",
+            "body over the limit (256 KiB on /api, 16 KiB on memory_retrieval)",
+        );
     }
     if route.op != Op::Health && route.op != Op::OpenApi {
         error("500", "internal error");

@@ -83,10 +83,12 @@ impl Route {
     pub fn router_path(&self) -> String {
         self.path
             .split('/')
-            .map(|seg| match seg.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
-                Some(name) => format!(":{name}"),
-                None => seg.to_string(),
-            })
+            .map(
+                |seg| match seg.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
+                    Some(name) => format!(":{name}"),
+                    None => seg.to_string(),
+                },
+            )
             .collect::<Vec<_>>()
             .join("/")
     }
@@ -175,17 +177,17 @@ pub static ROUTES: &[Route] = &[
         "Add memories (conflict resolution decides insert / reinforce / supersede)",
         req: Some("AddMemoriesRequest"), resp: "AddMemoriesResponse"),
     route!(Get "/api/memories/{npcid}" => ListMemories, Admin,
-        "List memories with computed strength and tier", req: None, resp: "MemoryList",
-        query: &[
-            QueryParam { name: "types", kind: "string",
-                description: "comma-separated memory types (empty: all)" },
-            QueryParam { name: "collection", kind: "string",
-                description: "memory (default), content, emotion or all" },
-            QueryParam { name: "include_superseded", kind: "boolean",
-                description: "also list superseded memories" },
-            QueryParam { name: "offset", kind: "integer", description: "skip this many" },
-            PAGE,
-        ]),
+    "List memories with computed strength and tier", req: None, resp: "MemoryList",
+    query: &[
+        QueryParam { name: "types", kind: "string",
+            description: "comma-separated memory types (empty: all)" },
+        QueryParam { name: "collection", kind: "string",
+            description: "memory (default), content, emotion or all" },
+        QueryParam { name: "include_superseded", kind: "boolean",
+            description: "also list superseded memories" },
+        QueryParam { name: "offset", kind: "integer", description: "skip this many" },
+        PAGE,
+    ]),
     route!(Delete "/api/memories/{npcid}/{id}" => DeleteMemory, Admin,
         "Delete a memory (and its vector)", req: None, resp: "Ok"),
     route!(Post "/api/memories/{npcid}/search" => SearchMemories, Admin,
@@ -237,7 +239,10 @@ mod tests {
     fn routes_are_unique_and_convert_to_router_syntax() {
         let mut seen = HashSet::new();
         for r in ROUTES {
-            assert!(seen.insert((r.method.to_string(), r.path)), "duplicate {r:?}");
+            assert!(
+                seen.insert((r.method.to_string(), r.path)),
+                "duplicate {r:?}"
+            );
         }
         let pkg = ROUTES.iter().find(|r| r.op == Op::RevokeToken).unwrap();
         assert_eq!(pkg.router_path(), "/api/npc/:npcid/tokens/:token_id");
@@ -246,8 +251,15 @@ mod tests {
     #[test]
     fn every_api_route_is_admin_and_every_admin_route_is_api() {
         for r in ROUTES {
-            assert_eq!(r.path.starts_with("/api/"), r.access == Access::Admin, "{r:?}");
-            if r.path.starts_with("/api/") && r.path != "/api/npc" && !r.path.starts_with("/api/admin/") {
+            assert_eq!(
+                r.path.starts_with("/api/"),
+                r.access == Access::Admin,
+                "{r:?}"
+            );
+            if r.path.starts_with("/api/")
+                && r.path != "/api/npc"
+                && !r.path.starts_with("/api/admin/")
+            {
                 assert!(r.path.contains("{npcid}"), "{r:?} must be scoped by npcid");
             }
         }

@@ -27,7 +27,11 @@ fn normalized(mut v: Vec<f32>) -> Vec<f32> {
     v
 }
 
-fn check_dimensions(vectors: Vec<Vec<f32>>, dimension: usize, what: &str) -> PortResult<Vec<Vec<f32>>> {
+fn check_dimensions(
+    vectors: Vec<Vec<f32>>,
+    dimension: usize,
+    what: &str,
+) -> PortResult<Vec<Vec<f32>>> {
     match vectors.iter().find(|v| v.len() != dimension) {
         Some(v) => Err(PortError::Backend(format!(
             "{what} returned {} dimensions, configured {dimension} (set HIPPO_EMBED_DIM)",
@@ -231,14 +235,22 @@ mod tests {
     }
 
     fn embedder(dimension: usize) -> OpenAiEmbedder {
-        OpenAiEmbedder::new(Rc::new(Unused), "https://e.example/v1/", Some("k".into()), "m", dimension)
+        OpenAiEmbedder::new(
+            Rc::new(Unused),
+            "https://e.example/v1/",
+            Some("k".into()),
+            "m",
+            dimension,
+        )
     }
 
     #[test]
     fn request_names_model_inputs_and_key() {
         let r = embedder(2).request(&["a".into(), "b".into()]);
         assert_eq!(r.url, "https://e.example/v1/embeddings");
-        assert!(r.headers.contains(&("authorization".into(), "Bearer k".into())));
+        assert!(r
+            .headers
+            .contains(&("authorization".into(), "Bearer k".into())));
         let body: serde_json::Value = serde_json::from_str(&r.body).unwrap();
         assert_eq!(body, serde_json::json!({"model": "m", "input": ["a", "b"]}));
     }
@@ -250,7 +262,10 @@ mod tests {
         let v = e.parse(200, body, 2).unwrap();
         assert_eq!(v, vec![vec![0.6, 0.8], vec![0.0, 1.0]]);
         assert!(e.parse(200, body, 3).is_err(), "count mismatch");
-        assert!(embedder(3).parse(200, body, 2).is_err(), "dimension mismatch");
+        assert!(
+            embedder(3).parse(200, body, 2).is_err(),
+            "dimension mismatch"
+        );
         let err = e.parse(500, "upstream down", 2).unwrap_err();
         assert!(err.to_string().contains("500"), "{err}");
         assert!(e.parse(200, "not json", 2).is_err());

@@ -140,7 +140,11 @@ mod tests {
         assert_eq!(r.unwrap().status, 200);
         assert_eq!(left, 1);
         let (r, _) = run(vec![Err(PortError::Timeout("t".into())), ok(502)]);
-        assert_eq!(r.unwrap().status, 502, "a second failure is reported, not retried");
+        assert_eq!(
+            r.unwrap().status,
+            502,
+            "a second failure is reported, not retried"
+        );
         let (r, left) = run(vec![ok(400), ok(200)]);
         assert_eq!((r.unwrap().status, left), (400, 1), "4xx is not transient");
     }

@@ -47,8 +47,8 @@ impl Llm for WorkersAiLlm {
             .run(&self.model, input)
             .await
             .map_err(|e| PortError::Backend(format!("Workers AI {}: {e}", self.model)))?;
-        output
-            .response
-            .ok_or_else(|| PortError::Backend(format!("Workers AI {}: no response text", self.model)))
+        output.response.ok_or_else(|| {
+            PortError::Backend(format!("Workers AI {}: no response text", self.model))
+        })
     }
 }
