@@ -30,6 +30,13 @@ fmt:
 fuzz:
 	@bash scripts/fuzz.sh
 
+# Retrieval quality (LoCoMo, Hippo vs BM25) and latency at 1k/10k/100k; figures in docs/BENCHMARKS.md.
+LOCOMO ?= ../shared/data/locomo/locomo-dev.json
+bench:
+	cargo build --release --bin hippo-bench
+	./target/release/hippo-bench locomo --data $(LOCOMO)
+	./target/release/hippo-bench latency
+
 # --- worker ---
 # The Cloudflare Worker (worker/, migrations/, wrangler.toml). `make dev` serves it locally.
 worker: setup
