@@ -88,28 +88,33 @@ CREATE TABLE memories (
   sensitive        INTEGER NOT NULL DEFAULT 0,
   superseded_by    TEXT,
   emotion          TEXT,              -- JSON {label, intensity}
-  lex              TEXT    NOT NULL,  -- the core tokenizer's tokens, space-separated
+  context          TEXT    NOT NULL DEFAULT '',  -- neighbouring turns of a chunk, never returned
+  lex              TEXT    NOT NULL,  -- tokens of summary and keywords, space-separated
+  lex_ctx          TEXT    NOT NULL,  -- tokens of the context, space-separated
   lex_len          REAL    NOT NULL,  -- weighted token count, for BM25 length normalisation
   UNIQUE (npcid, id)
 );
 CREATE INDEX memories_npc_collection ON memories (npcid, collection, rid);
 
 -- Full-text index over the pre-tokenized text. `npc` holds one token naming the NPC
--- ("n" + hex of the npcid), so a MATCH never leaves its NPC.
+-- ("n" + hex of the npcid), so a MATCH never leaves its NPC; `lex` and `ctx` are weighted
+-- at query time as the core's BM25F fields (1 and CONTEXT_WEIGHT).
 CREATE VIRTUAL TABLE memory_fts USING fts5 (
-  npc, lex,
+  npc, lex, ctx,
   tokenize = "unicode61 remove_diacritics 0"
 );
 
 CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
-  INSERT INTO memory_fts (rowid, npc, lex) VALUES (new.rid, 'n' || hex(new.npcid), new.lex);
+  INSERT INTO memory_fts (rowid, npc, lex, ctx)
+  VALUES (new.rid, 'n' || hex(new.npcid), new.lex, new.lex_ctx);
 END;
 CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
   DELETE FROM memory_fts WHERE rowid = old.rid;
 END;
-CREATE TRIGGER memories_fts_update AFTER UPDATE OF lex ON memories BEGIN
+CREATE TRIGGER memories_fts_update AFTER UPDATE OF lex, lex_ctx ON memories BEGIN
   DELETE FROM memory_fts WHERE rowid = old.rid;
-  INSERT INTO memory_fts (rowid, npc, lex) VALUES (new.rid, 'n' || hex(new.npcid), new.lex);
+  INSERT INTO memory_fts (rowid, npc, lex, ctx)
+  VALUES (new.rid, 'n' || hex(new.npcid), new.lex, new.lex_ctx);
 END;
 
 CREATE TABLE tokens (

@@ -2,30 +2,49 @@
 //!
 //! FTS5 has no Chinese segmenter, so the core tokenizes (Latin stems, CJK unigrams and
 //! bigrams) and FTS5 only sees space-separated tokens. The document model is the core's BM25F
-//! one ([`DocTerms`]): a keyword counts [`KEYWORD_BOOST`] times, so each keyword token is
-//! repeated that many times; the weighted length goes into `lex_len` for [`term_stats`].
+//! one ([`DocTerms`]): summary and keywords go into the `lex` column, a keyword repeated
+//! [`KEYWORD_BOOST`] times; the context goes into the `ctx` column, which queries weight
+//! [`CONTEXT_WEIGHT`]. The weighted length goes into `lex_len` for [`term_stats`].
 //!
 //! [`KEYWORD_BOOST`]: hippo::retrieval::lexical::KEYWORD_BOOST
+//! [`CONTEXT_WEIGHT`]: hippo::retrieval::lexical::CONTEXT_WEIGHT
 //! [`term_stats`]: hippo::ports::Store::term_stats
 
 use hippo::memory::Memory;
-use hippo::retrieval::lexical::DocTerms;
+use hippo::retrieval::lexical::{DocTerms, CONTEXT_WEIGHT, KEYWORD_BOOST};
+use hippo::retrieval::tokenize::tokenize;
 
-/// The indexed text of a memory (tokens, space-separated) and its weighted length.
-pub fn lexical_document(memory: &Memory) -> (String, f64) {
-    let doc = DocTerms::new(&memory.summary, &memory.keywords, "");
-    let mut terms: Vec<(&String, &f64)> = doc.tf.iter().collect();
-    terms.sort_by(|a, b| a.0.cmp(b.0)); // deterministic text for the same memory
-    let mut text = String::new();
-    for (term, tf) in terms {
-        for _ in 0..tf.round().max(1.0) as usize {
-            if !text.is_empty() {
-                text.push(' ');
-            }
-            text.push_str(term);
+/// The indexed text of a memory, by column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LexicalDocument {
+    /// Summary and keyword tokens (keywords repeated), space-separated.
+    pub lex: String,
+    /// Context tokens, space-separated.
+    pub ctx: String,
+    /// The core's weighted document length.
+    pub len: f64,
+}
+
+pub fn lexical_document(memory: &Memory) -> LexicalDocument {
+    let mut lex = tokenize(&memory.summary);
+    let repeats = KEYWORD_BOOST.round().max(1.0) as usize;
+    for keyword in &memory.keywords {
+        let tokens = tokenize(keyword);
+        for _ in 0..repeats {
+            lex.extend(tokens.iter().cloned());
         }
     }
-    (text, doc.len)
+    debug_assert!(CONTEXT_WEIGHT > 0.0);
+    LexicalDocument {
+        lex: lex.join(" "),
+        ctx: tokenize(&memory.context).join(" "),
+        len: DocTerms::new(&memory.summary, &memory.keywords, &memory.context).len,
+    }
+}
+
+/// `bm25()` of `memory_fts` with the core's field weights (npc 0, lex 1, ctx CONTEXT_WEIGHT).
+pub fn bm25_expression() -> String {
+    format!("bm25(memory_fts, 0.0, 1.0, {CONTEXT_WEIGHT:?})")
 }
 
 /// The token naming an NPC in the FTS `npc` column: `n` + the uppercase hex of its bytes
@@ -56,7 +75,7 @@ pub fn any_term_query(npcid: &str, terms: &[String]) -> Option<String> {
         return None;
     }
     Some(format!(
-        "npc:{} AND lex:({})",
+        "npc:{} AND {{lex ctx}}:({})",
         quoted(&npc_token(npcid)),
         alternatives.join(" OR ")
     ))
@@ -64,7 +83,11 @@ pub fn any_term_query(npcid: &str, terms: &[String]) -> Option<String> {
 
 /// MATCH expression: the NPC's documents containing `term` (for document frequencies).
 pub fn one_term_query(npcid: &str, term: &str) -> String {
-    format!("npc:{} AND lex:{}", quoted(&npc_token(npcid)), quoted(term))
+    format!(
+        "npc:{} AND {{lex ctx}}:{}",
+        quoted(&npc_token(npcid)),
+        quoted(term)
+    )
 }
 
 #[cfg(test)]
@@ -93,16 +116,25 @@ mod tests {
             superseded_by: None,
             collection: Collection::Memory,
             emotion: None,
+            context: String::new(),
         }
     }
 
     #[test]
-    fn keywords_count_twice_and_length_is_weighted() {
-        let (text, len) = lexical_document(&memory("用户对花生过敏", &["peanut"]));
-        let tokens: Vec<&str> = text.split(' ').collect();
+    fn keywords_count_twice_context_apart_and_length_is_weighted() {
+        let mut m = memory("用户对花生过敏", &["peanut"]);
+        m.context = "Assistant: the aquarium on Sunday".into();
+        let doc = lexical_document(&m);
+        let tokens: Vec<&str> = doc.lex.split(' ').collect();
         assert_eq!(tokens.iter().filter(|t| **t == "peanut").count(), 2);
         assert!(tokens.contains(&"花生") && tokens.contains(&"过敏"));
-        assert_eq!(len, tokens.len() as f64);
+        assert!(!tokens.contains(&"aquarium") && doc.ctx.contains("aquarium"));
+        let ctx_tokens = doc.ctx.split(' ').count() as f64;
+        assert_eq!(doc.len, tokens.len() as f64 + ctx_tokens * CONTEXT_WEIGHT);
+        assert_eq!(
+            bm25_expression(),
+            format!("bm25(memory_fts, 0.0, 1.0, {CONTEXT_WEIGHT:?})")
+        );
     }
 
     #[test]
@@ -114,8 +146,8 @@ mod tests {
     #[test]
     fn queries_quote_every_term() {
         let q = any_term_query("x", &["or".into(), "a\"b".into(), "or".into()]).unwrap();
-        assert_eq!(q, "npc:\"n78\" AND lex:(\"or\" OR \"a\"\"b\")");
+        assert_eq!(q, "npc:\"n78\" AND {lex ctx}:(\"or\" OR \"a\"\"b\")");
         assert!(any_term_query("x", &[]).is_none());
-        assert_eq!(one_term_query("x", "书"), "npc:\"n78\" AND lex:\"书\"");
+        assert_eq!(one_term_query("x", "书"), "npc:\"n78\" AND {lex ctx}:\"书\"");
     }
 }

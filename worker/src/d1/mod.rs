@@ -308,10 +308,11 @@ impl Store for D1Store {
             return Ok(Vec::new());
         }
         let mut params = vec![text(&expression), text(npcid)];
-        let mut sql = String::from(
-            "SELECT m.id AS id, bm25(memory_fts, 0.0, 1.0) AS score FROM memory_fts \
+        let mut sql = format!(
+            "SELECT m.id AS id, {} AS score FROM memory_fts \
              JOIN memories m ON m.rid = memory_fts.rowid \
              WHERE memory_fts MATCH ?1 AND m.npcid = ?2",
+            lexical::bm25_expression()
         );
         if !query.collections.is_empty() {
             sql += &format!(

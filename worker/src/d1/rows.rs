@@ -21,7 +21,7 @@ pub const NPC_COLUMNS: &str = "npcid, display_name, created_at, voice_registered
 /// The column list every memory read selects, in [`MemoryRow`]'s shape.
 pub const MEMORY_COLUMNS: &str = "id, collection, type, summary, keywords, confidence, \
      importance, source, created_at, updated_at, last_accessed_at, access_count, \
-     encounter_count, event_time, expires_at, sensitive, superseded_by, emotion";
+     encounter_count, event_time, expires_at, sensitive, superseded_by, emotion, context";
 
 pub const TURN_COLUMNS: &str = "seq, id, session_id, turn_index, kind, role, content, ts, emotion";
 
@@ -182,6 +182,7 @@ pub struct MemoryRow {
     sensitive: i64,
     superseded_by: Option<String>,
     emotion: Option<String>,
+    context: String,
 }
 
 impl MemoryRow {
@@ -213,6 +214,7 @@ impl MemoryRow {
             superseded_by: self.superseded_by,
             collection,
             emotion,
+            context: self.context,
         })
     }
 }

@@ -194,13 +194,14 @@ fn push_write(
             ],
         )?,
         Write::PutMemory { memory: m } => {
-            let (lex, lex_len) = lexical_document(m);
+            let doc = lexical_document(m);
             push(
                 "INSERT INTO memories (npcid, id, collection, type, summary, keywords, \
                  confidence, importance, source, created_at, updated_at, last_accessed_at, \
                  access_count, encounter_count, event_time, expires_at, sensitive, \
-                 superseded_by, emotion, lex, lex_len) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, \
-                 ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21) \
+                 superseded_by, emotion, context, lex, lex_ctx, lex_len) VALUES (?1, ?2, ?3, ?4, \
+                 ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, \
+                 ?22, ?23) \
                  ON CONFLICT (npcid, id) DO UPDATE SET collection = excluded.collection, \
                  type = excluded.type, summary = excluded.summary, \
                  keywords = excluded.keywords, confidence = excluded.confidence, \
@@ -211,7 +212,8 @@ fn push_write(
                  encounter_count = excluded.encounter_count, \
                  event_time = excluded.event_time, expires_at = excluded.expires_at, \
                  sensitive = excluded.sensitive, superseded_by = excluded.superseded_by, \
-                 emotion = excluded.emotion, lex = excluded.lex, lex_len = excluded.lex_len",
+                 emotion = excluded.emotion, context = excluded.context, lex = excluded.lex, \
+                 lex_ctx = excluded.lex_ctx, lex_len = excluded.lex_len",
                 vec![
                     id,
                     text(&m.id),
@@ -232,8 +234,10 @@ fn push_write(
                     flag(m.sensitive),
                     opt_text(m.superseded_by.as_deref()),
                     m.emotion.as_ref().map_or(JsValue::NULL, json),
-                    text(&lex),
-                    real(lex_len),
+                    text(&m.context),
+                    text(&doc.lex),
+                    text(&doc.ctx),
+                    real(doc.len),
                 ],
             )?
         }

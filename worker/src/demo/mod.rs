@@ -76,6 +76,7 @@ pub fn document(now: Timestamp) -> NpcExport {
                 superseded_by: None,
                 collection: Collection::Memory,
                 emotion: None,
+                context: String::new(),
             }
         })
         .collect();
