@@ -14,7 +14,8 @@ if [ ! -f .dev.vars ]; then
   echo "[dev] created .dev.vars with a development admin token: ${token}"
 fi
 
-npx wrangler d1 migrations apply DB --local
+# CI=1: apply pending migrations to the local database without an interactive prompt.
+CI=1 npx wrangler d1 migrations apply DB --local
 
 echo "[dev] admin token: $(sed -n 's/^HIPPO_ADMIN_TOKEN=//p' .dev.vars)"
 echo "[dev] try: curl -s http://127.0.0.1:${PORT}/health"
