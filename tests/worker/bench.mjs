@@ -51,6 +51,7 @@ const QUERIES = [
 ];
 
 function summarize(latencies, result) {
+  if (result.non2xx) console.error("status codes:", JSON.stringify(result.statusCodeStats));
   const sorted = [...latencies].sort((a, b) => a - b);
   const pct = (p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
   return {
@@ -81,6 +82,8 @@ async function main() {
   execFileSync(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], { cwd: root, env, stdio: "pipe" });
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
+  // autocannon sends only the headers a dynamic request names: workerd needs Host for the URL.
+  const host = `127.0.0.1:${port}`;
   const child = spawn(
     wrangler,
     ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", stateDir,
@@ -125,7 +128,7 @@ async function main() {
     const retrievalRequest = () => ({
       method: "POST",
       path: "/memory_retrieval",
-      headers: { authorization: token, "content-type": "application/json" },
+      headers: { host, authorization: token, "content-type": "application/json" },
       body: JSON.stringify({ live_id: "bench", query: QUERIES[q++ % QUERIES.length], max_results: 5 }),
     });
     const warm = autocannon({ url: base, connections: 4, duration: 5, requests: [{ setupRequest: retrievalRequest }] });
@@ -141,7 +144,7 @@ async function main() {
           return {
             method: "PUT",
             path: `/api/pkg/pkg-${n % CONNECTIONS}`,
-            headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+            headers: { host, authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
             body: JSON.stringify({ updates: [{ key: "Hobbies", value: `h${n % 40}` }, { key: "City", value: `c${n}` }] }),
           };
         },
@@ -154,7 +157,7 @@ async function main() {
           return {
             method: "PUT",
             path: "/api/pkg/bench",
-            headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+            headers: { host, authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
             body: JSON.stringify({ updates: [{ key: "Hobbies", value: `h${n % 40}` }, { key: "City", value: `c${n}` }] }),
           };
         },

@@ -44,9 +44,10 @@ async function migrate(db) {
  * Starts the Worker. Options:
  * - vars: extra vars (HIPPO_ADMIN_TOKEN defaults to ADMIN; pass null to leave it unset);
  * - vectorize: bind VECTORS to the stand-in Worker of vectorize-standin.mjs;
- * - outbound: a function (Request) => Response for the Worker's outbound fetch.
+ * - outbound: a function (Request) => Response for the Worker's outbound fetch;
+ * - persist: a directory keeping the D1 database between runs (benchmarks).
  */
-export async function startWorker({ vars = {}, vectorize = false, outbound } = {}) {
+export async function startWorker({ vars = {}, vectorize = false, outbound, persist } = {}) {
   const bindings = { HIPPO_ADMIN_TOKEN: ADMIN, HIPPO_TEST_HOOKS: "1", ...vars };
   for (const [k, v] of Object.entries(bindings)) if (v === null) delete bindings[k];
   const workers = [
@@ -62,6 +63,7 @@ export async function startWorker({ vars = {}, vectorize = false, outbound } = {
       ...(outbound ? { outboundService: outbound } : {}),
     },
   ];
+  const shared = persist ? { d1Persist: persist } : {};
   if (vectorize) {
     workers.push({
       name: "vectorize-standin",
@@ -70,10 +72,13 @@ export async function startWorker({ vars = {}, vectorize = false, outbound } = {
       compatibilityDate: COMPAT_DATE,
     });
   }
-  const mf = new Miniflare({ workers, log: undefined });
+  const mf = new Miniflare({ workers, ...shared });
   await mf.ready;
   const db = await mf.getD1Database("DB");
-  await migrate(db);
+  const migrated = await db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'npcs'")
+    .first();
+  if (!migrated) await migrate(db);
   const call = (p, init = {}) => mf.dispatchFetch(`http://hippo.test${p}`, init);
   const admin = (method, p, body, headers = {}) =>
     call(p, {

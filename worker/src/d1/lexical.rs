@@ -34,7 +34,6 @@ pub fn lexical_document(memory: &Memory) -> LexicalDocument {
             lex.extend(tokens.iter().cloned());
         }
     }
-    debug_assert!(CONTEXT_WEIGHT > 0.0);
     LexicalDocument {
         lex: lex.join(" "),
         ctx: tokenize(&memory.context).join(" "),
@@ -148,6 +147,9 @@ mod tests {
         let q = any_term_query("x", &["or".into(), "a\"b".into(), "or".into()]).unwrap();
         assert_eq!(q, "npc:\"n78\" AND {lex ctx}:(\"or\" OR \"a\"\"b\")");
         assert!(any_term_query("x", &[]).is_none());
-        assert_eq!(one_term_query("x", "书"), "npc:\"n78\" AND {lex ctx}:\"书\"");
+        assert_eq!(
+            one_term_query("x", "书"),
+            "npc:\"n78\" AND {lex ctx}:\"书\""
+        );
     }
 }

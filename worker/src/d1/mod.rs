@@ -4,6 +4,7 @@
 pub mod bind;
 mod lexical;
 mod rows;
+mod vector_cache;
 mod vectors;
 mod writes;
 

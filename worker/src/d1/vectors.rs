@@ -1,36 +1,30 @@
 //! A vector index in D1: vectors as BLOBs of little-endian f32, brute-force cosine per NPC.
 //!
 //! What local dev runs (Vectorize has no local emulation), and a fallback for deployments
-//! without Vectorize. Reading every BLOB of an NPC for each query would be slow, so an isolate
-//! keeps each NPC's decoded vectors and a generation number; every write bumps the NPC's
-//! generation in D1, and a query re-reads only when the generation moved.
+//! without Vectorize. Reading every BLOB of an NPC for each query would be slow, so isolates
+//! keep decoded copies checked against a per-NPC generation number ([`vector_cache`]).
+//!
+//! [`vector_cache`]: super::vector_cache
 
 use super::bind::*;
 use super::rows::collection_from_name;
+use super::vector_cache::{self, Change, Space};
 use super::Db;
 use async_trait::async_trait;
 use hippo::error::PortError;
 use hippo::memory::{Collection, MemoryType};
 use hippo::ports::{PortResult, VectorFilter, VectorIndex, VectorItem};
-use std::cell::RefCell;
-use std::collections::HashMap;
+use serde::Deserialize;
 use std::rc::Rc;
 use wasm_bindgen::{JsCast, JsValue};
 
-/// NPCs whose vectors an isolate keeps decoded (beyond this, the cache starts over).
-const CACHED_NPCS: usize = 32;
-
-struct Cached {
-    generation: i64,
-    items: Rc<Vec<VectorItem>>,
-}
-
-thread_local! {
-    static CACHE: RefCell<HashMap<String, Cached>> = RefCell::new(HashMap::new());
-}
-
 pub struct D1VectorIndex {
     db: Db,
+}
+
+#[derive(Deserialize)]
+struct Generation {
+    gen: i64,
 }
 
 impl D1VectorIndex {
@@ -38,25 +32,38 @@ impl D1VectorIndex {
         D1VectorIndex { db }
     }
 
-    fn bump_generation(&self, npcid: &str) -> PortResult<worker::D1PreparedStatement> {
-        statement(
+    /// Runs `statements` and the NPC's generation bump in one batch (one transaction), then
+    /// replays `change` on this isolate's copy if nobody else wrote in between.
+    async fn write(
+        &self,
+        npcid: &str,
+        mut statements: Vec<worker::D1PreparedStatement>,
+        change: Change<'_>,
+    ) -> PortResult<()> {
+        statements.push(statement(
             &self.db,
             "INSERT INTO vector_generations (npcid, gen) VALUES (?1, 1) \
-             ON CONFLICT (npcid) DO UPDATE SET gen = gen + 1",
+             ON CONFLICT (npcid) DO UPDATE SET gen = gen + 1 RETURNING gen",
             &[text(npcid)],
-        )
-    }
-
-    async fn run_batch(&self, statements: Vec<worker::D1PreparedStatement>) -> PortResult<()> {
+        )?);
         let results = self.db.batch(statements).await.map_err(backend)?;
-        match results.iter().find_map(|r| r.error()) {
-            Some(err) => Err(classify(&err)),
-            None => Ok(()),
+        if let Some(err) = results.iter().find_map(|r| r.error()) {
+            return Err(classify(&err));
         }
+        let generation = results
+            .last()
+            .and_then(|r| r.results::<Generation>().ok())
+            .and_then(|mut rows| rows.pop())
+            .map(|g| g.gen);
+        match generation {
+            Some(generation) => vector_cache::after_write(npcid, generation, change),
+            None => vector_cache::after_write(npcid, i64::MIN, Change::Clear),
+        }
+        Ok(())
     }
 
-    /// The NPC's vectors, from the isolate's cache when D1's generation says it is current.
-    async fn load(&self, npcid: &str) -> PortResult<Rc<Vec<VectorItem>>> {
+    /// The NPC's vectors, from the isolate's copy when D1's generation says it is current.
+    async fn load(&self, npcid: &str) -> PortResult<Rc<Space>> {
         // A cheap read of the generation first; the full read below returns the generation
         // in every row (one statement, so the rows and the number agree).
         let generation_stmt = statement(
@@ -70,14 +77,8 @@ impl D1VectorIndex {
             .and_then(|row| row.first())
             .and_then(|v| v.as_f64())
             .unwrap_or(0.0) as i64;
-        let cached = CACHE.with(|c| {
-            c.borrow()
-                .get(npcid)
-                .filter(|e| e.generation == generation)
-                .map(|e| e.items.clone())
-        });
-        if let Some(items) = cached {
-            return Ok(items);
+        if let Some(space) = vector_cache::get(npcid, generation) {
+            return Ok(space);
         }
         let rows_stmt = statement(
             &self.db,
@@ -106,21 +107,9 @@ impl D1VectorIndex {
                 values: decode_f32(&vec),
             });
         }
-        let items = Rc::new(items);
-        CACHE.with(|c| {
-            let mut cache = c.borrow_mut();
-            if cache.len() >= CACHED_NPCS {
-                cache.clear();
-            }
-            cache.insert(
-                npcid.to_string(),
-                Cached {
-                    generation: loaded_generation,
-                    items: items.clone(),
-                },
-            );
-        });
-        Ok(items)
+        let space = Rc::new(Space::new(items));
+        vector_cache::put(npcid, loaded_generation, space.clone());
+        Ok(space)
     }
 }
 
@@ -211,8 +200,7 @@ impl VectorIndex for D1VectorIndex {
                 ],
             )?);
         }
-        statements.push(self.bump_generation(npcid)?);
-        self.run_batch(statements).await
+        self.write(npcid, statements, Change::Upsert(&items)).await
     }
 
     async fn query(
@@ -222,8 +210,8 @@ impl VectorIndex for D1VectorIndex {
         top_k: usize,
         filter: &VectorFilter,
     ) -> PortResult<Vec<(String, f32)>> {
-        let items = self.load(npcid).await?;
-        Ok(nearest(&items, vector, top_k, filter))
+        let space = self.load(npcid).await?;
+        Ok(nearest(&space.items, vector, top_k, filter))
     }
 
     async fn delete(&self, npcid: &str, ids: &[String]) -> PortResult<()> {
@@ -243,22 +231,18 @@ impl VectorIndex for D1VectorIndex {
                 &params,
             )?);
         }
-        statements.push(self.bump_generation(npcid)?);
-        self.run_batch(statements).await
+        self.write(npcid, statements, Change::Delete(ids)).await
     }
 
     async fn delete_npc(&self, npcid: &str) -> PortResult<()> {
         // The generation row stays (bumped, never reset), so no isolate can mistake a
         // re-created NPC's vectors for its cached copy of the old ones.
-        self.run_batch(vec![
-            statement(
-                &self.db,
-                "DELETE FROM vectors WHERE npcid = ?1",
-                &[text(npcid)],
-            )?,
-            self.bump_generation(npcid)?,
-        ])
-        .await
+        let delete = statement(
+            &self.db,
+            "DELETE FROM vectors WHERE npcid = ?1",
+            &[text(npcid)],
+        )?;
+        self.write(npcid, vec![delete], Change::Clear).await
     }
 }
 
