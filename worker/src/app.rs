@@ -52,7 +52,9 @@ impl App {
             env.d1(DB_BINDING)
                 .map_err(|_| not_configured("the D1 binding DB is missing (see wrangler.toml)"))?,
         );
-        let http: Rc<dyn HttpClient> = Rc::new(RetryOnce::new(FetchClient));
+        // The chat client retries by itself; the embedders get the retrying client.
+        let http: Rc<dyn HttpClient> = Rc::new(FetchClient);
+        let retrying_http: Rc<dyn HttpClient> = Rc::new(RetryOnce::new(FetchClient));
         let vectors: Rc<dyn VectorIndex> = match Vectorize::from_env(env, VECTORS_BINDING) {
             Some(vectorize) => Rc::new(VectorizeIndex::new(vectorize, db.clone())),
             None => Rc::new(D1VectorIndex::new(db.clone())),
@@ -69,7 +71,7 @@ impl App {
                 model,
                 dimension,
             } => Rc::new(OpenAiEmbedder::new(
-                http.clone(),
+                retrying_http,
                 url,
                 key.clone(),
                 model,
@@ -81,12 +83,9 @@ impl App {
         };
         let llm: Option<Rc<dyn Llm>> = match &config.llm {
             None => None,
-            Some(LlmChoice::OpenAi { url, key, model }) => Some(crate::llm::openai_chat(
-                http.clone(),
-                url,
-                key.clone(),
-                model,
-            )?),
+            Some(LlmChoice::OpenAi { url, key, model }) => {
+                Some(crate::llm::openai_chat(http, url, key.clone(), model))
+            }
             Some(LlmChoice::WorkersAi { model }) => Some(Rc::new(WorkersAiLlm::new(ai()?, model))),
         };
         let ports = Ports {

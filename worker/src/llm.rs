@@ -1,18 +1,25 @@
-//! The dream's chat LLM over `fetch` (OpenAI-compatible `POST {url}/chat/completions`).
+//! The dream's chat LLM over `fetch`: the core's OpenAI-compatible client
+//! (`POST {url}/chat/completions`, one retry on 5xx or timeout) on the Worker's HTTP client.
 
-use crate::http::error::HttpError;
+use hippo::dream::llm::OpenAiChat;
 use hippo::ports::{HttpClient, Llm};
 use std::rc::Rc;
 
-/// The core's OpenAI-compatible chat client over the Worker's HTTP client.
+/// How long one completion may take before it is aborted. A dream makes a few calls; the
+/// Worker's own limit is CPU time, not wall time, so waiting is cheap.
+pub const LLM_TIMEOUT_MS: u32 = 60_000;
+
 pub fn openai_chat(
-    _http: Rc<dyn HttpClient>,
-    _url: &str,
-    _key: Option<String>,
-    _model: &str,
-) -> Result<Rc<dyn Llm>, HttpError> {
-    // PENDING-DREAM-MERGE: the core's client lands with the dream branch.
-    Err(HttpError::not_configured(
-        "HIPPO_LLM_URL: the OpenAI-compatible chat client is not in this build yet",
-    ))
+    http: Rc<dyn HttpClient>,
+    url: &str,
+    key: Option<String>,
+    model: &str,
+) -> Rc<dyn Llm> {
+    Rc::new(OpenAiChat {
+        http,
+        base_url: url.to_string(),
+        api_key: key.unwrap_or_default(),
+        model: model.to_string(),
+        timeout_ms: LLM_TIMEOUT_MS,
+    })
 }
