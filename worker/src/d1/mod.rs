@@ -3,6 +3,7 @@
 
 pub mod bind;
 mod lexical;
+mod profile;
 mod rows;
 mod vector_cache;
 mod vectors;
@@ -31,13 +32,19 @@ use worker::D1Database;
 /// The D1 database handle, shared by the store and the D1 vector index of one request.
 pub type Db = Rc<D1Database>;
 
+/// The store of one request (or cron run): see [`profile`] for what it remembers between
+/// reads, and why that is safe.
 pub struct D1Store {
     db: Db,
+    read_ahead: profile::ReadAhead,
 }
 
 impl D1Store {
     pub fn new(db: Db) -> Self {
-        D1Store { db }
+        D1Store {
+            db,
+            read_ahead: profile::ReadAhead::default(),
+        }
     }
 
     async fn all<T: DeserializeOwned>(&self, sql: &str, params: &[JsValue]) -> PortResult<Vec<T>> {
@@ -53,6 +60,25 @@ impl D1Store {
             .first::<T>(None)
             .await
             .map_err(backend)
+    }
+
+    /// The memories of a query selecting [`MEMORY_JSON`].
+    async fn memory_rows(&self, sql: &str, params: &[JsValue]) -> PortResult<Vec<Memory>> {
+        let rows = statement(&self.db, sql, params)?
+            .raw_js_value()
+            .await
+            .map_err(backend)?;
+        rows.iter()
+            .map(|row| {
+                let row = js_sys::Array::from(row);
+                let text = row
+                    .get(0)
+                    .as_string()
+                    .ok_or_else(|| classify("a memory row is not JSON text"))?;
+                let real = |i| row.get(i).as_f64().unwrap_or_default();
+                MemoryRow::from_json(&text, real(1), real(2))
+            })
+            .collect()
     }
 
     /// Runs statements in one round trip (and one transaction).
@@ -101,11 +127,6 @@ struct DocStats {
 }
 
 #[derive(Deserialize)]
-struct Prior {
-    diary_prior: String,
-}
-
-#[derive(Deserialize)]
 struct Holder {
     #[allow(dead_code)]
     holder: String,
@@ -133,11 +154,7 @@ const DF_TERMS_PER_STATEMENT: usize = 50;
 #[async_trait(?Send)]
 impl Store for D1Store {
     async fn npc(&self, npcid: &str) -> PortResult<Option<Npc>> {
-        let sql = format!("SELECT {NPC_COLUMNS} FROM npcs WHERE npcid = ?1");
-        self.first::<NpcRow>(&sql, &[text(npcid)])
-            .await?
-            .map(NpcRow::into_npc)
-            .transpose()
+        self.read_ahead.npc(&self.db, npcid).await
     }
 
     async fn list_npcs(&self, after: Option<&str>, limit: usize) -> PortResult<Vec<Npc>> {
@@ -151,52 +168,21 @@ impl Store for D1Store {
     }
 
     async fn pkg(&self, npcid: &str) -> PortResult<Vec<(String, PkgValue)>> {
-        self.all::<PkgRow>(
-            "SELECT key, value FROM pkg_fields WHERE npcid = ?1 ORDER BY position, key",
-            &[text(npcid)],
-        )
-        .await?
-        .into_iter()
-        .map(PkgRow::into_field)
-        .collect()
+        self.read_ahead
+            .profile(&self.db, npcid, |p| p.pkg.clone())
+            .await
     }
 
     async fn entities(&self, npcid: &str) -> PortResult<Vec<(String, Entity)>> {
-        self.all::<EntityRow>(
-            "SELECT id, name, alias, title, remark FROM entities WHERE npcid = ?1 \
-             ORDER BY num, id",
-            &[text(npcid)],
-        )
-        .await?
-        .into_iter()
-        .map(EntityRow::into_entity)
-        .collect()
+        self.read_ahead
+            .profile(&self.db, npcid, |p| p.entities.clone())
+            .await
     }
 
     async fn diary(&self, npcid: &str) -> PortResult<(String, Vec<DiaryEntry>)> {
-        // One round trip for both reads (a batch is also one consistent snapshot).
-        let results = self
-            .batch(vec![
-                statement(
-                    &self.db,
-                    "SELECT diary_prior FROM npcs WHERE npcid = ?1",
-                    &[text(npcid)],
-                )?,
-                statement(
-                    &self.db,
-                    "SELECT date, summary FROM diary_dailies WHERE npcid = ?1 ORDER BY date",
-                    &[text(npcid)],
-                )?,
-            ])
-            .await?;
-        let prior = results[0]
-            .results::<Prior>()
-            .map_err(backend)?
-            .pop()
-            .map(|p| p.diary_prior)
-            .unwrap_or_default();
-        let dailies = results[1].results::<DiaryEntry>().map_err(backend)?;
-        Ok((prior, dailies))
+        self.read_ahead
+            .profile(&self.db, npcid, |p| (p.prior.clone(), p.dailies.clone()))
+            .await
     }
 
     async fn turns(&self, npcid: &str, after_seq: u64, limit: usize) -> PortResult<Vec<Turn>> {
@@ -242,7 +228,7 @@ impl Store for D1Store {
     }
 
     async fn memories(&self, npcid: &str, filter: &MemoryFilter) -> PortResult<Vec<Memory>> {
-        let mut sql = format!("SELECT {MEMORY_COLUMNS} FROM memories WHERE npcid = ?1");
+        let mut sql = format!("SELECT {MEMORY_JSON} FROM memories WHERE npcid = ?1");
         let mut params = vec![text(npcid)];
         if let Some(collection) = filter.collection {
             params.push(text(collection.as_str()));
@@ -271,24 +257,19 @@ impl Store for D1Store {
             params.len() - 1,
             params.len()
         );
-        self.all::<MemoryRow>(&sql, &params)
-            .await?
-            .into_iter()
-            .map(MemoryRow::into_memory)
-            .collect()
+        self.memory_rows(&sql, &params).await
     }
 
     async fn memories_by_id(&self, npcid: &str, ids: &[String]) -> PortResult<Vec<Memory>> {
         let mut found: HashMap<String, Memory> = HashMap::new();
         for chunk in ids.chunks(MAX_PARAMS - 1) {
             let sql = format!(
-                "SELECT {MEMORY_COLUMNS} FROM memories WHERE npcid = ?1 AND id IN ({})",
+                "SELECT {MEMORY_JSON} FROM memories WHERE npcid = ?1 AND id IN ({})",
                 placeholders(2, chunk.len())
             );
             let mut params = vec![text(npcid)];
             params.extend(chunk.iter().map(|id| text(id)));
-            for row in self.all::<MemoryRow>(&sql, &params).await? {
-                let memory = row.into_memory()?;
+            for memory in self.memory_rows(&sql, &params).await? {
                 found.insert(memory.id.clone(), memory);
             }
         }
@@ -390,9 +371,10 @@ impl Store for D1Store {
     }
 
     async fn commit(&self, npcid: &str, batch: WriteBatch) -> PortResult<()> {
-        self.batch(writes::compile(&self.db, npcid, &batch)?)
-            .await?;
-        Ok(())
+        let result = self.batch(writes::compile(&self.db, npcid, &batch)?).await;
+        // Whatever the outcome, later reads of this request go to the database again.
+        self.read_ahead.forget();
+        result.map(|_| ())
     }
 
     async fn token_by_hash(&self, token_hash: &str) -> PortResult<Option<TokenRecord>> {

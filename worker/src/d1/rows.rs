@@ -18,10 +18,18 @@ use serde::Deserialize;
 pub const NPC_COLUMNS: &str = "npcid, display_name, created_at, voice_registered, \
      face_registered, settings, next_entity_seq, watermark, version";
 
-/// The column list every memory read selects, in [`MemoryRow`]'s shape.
-pub const MEMORY_COLUMNS: &str = "id, collection, type, summary, keywords, confidence, \
-     importance, source, created_at, updated_at, last_accessed_at, access_count, \
-     encounter_count, event_time, expires_at, sensitive, superseded_by, emotion, context";
+/// Every memory read selects one JSON object per row, in [`MemoryRow`]'s shape, then the two
+/// REAL columns: three values cross from JS into wasm per row instead of twenty (memory reads
+/// are the bulk of retrieval's reads). The REALs stay outside the JSON because SQLite writes
+/// JSON numbers with 15 significant digits, which would not round-trip.
+pub const MEMORY_JSON: &str = "json_object('id', id, 'collection', collection, 'type', type, \
+     'summary', summary, 'keywords', json(keywords), 'source', source, \
+     'created_at', created_at, \
+     'updated_at', updated_at, 'last_accessed_at', last_accessed_at, \
+     'access_count', access_count, 'encounter_count', encounter_count, \
+     'event_time', event_time, 'expires_at', expires_at, 'sensitive', sensitive, \
+     'superseded_by', superseded_by, 'emotion', json(emotion), 'context', context), \
+     confidence, importance";
 
 pub const TURN_COLUMNS: &str = "seq, id, session_id, turn_index, kind, role, content, ts, emotion";
 
@@ -168,8 +176,10 @@ pub struct MemoryRow {
     #[serde(rename = "type")]
     memory_type: String,
     summary: String,
-    keywords: String,
+    keywords: Vec<String>,
+    #[serde(default)]
     confidence: f64,
+    #[serde(default)]
     importance: f64,
     source: String,
     created_at: i64,
@@ -181,25 +191,29 @@ pub struct MemoryRow {
     expires_at: Option<i64>,
     sensitive: i64,
     superseded_by: Option<String>,
-    emotion: Option<String>,
+    emotion: Option<EmotionTag>,
     context: String,
 }
 
 impl MemoryRow {
+    /// A row of [`MEMORY_JSON`]: the object, then confidence and importance.
+    pub fn from_json(text: &str, confidence: f64, importance: f64) -> Result<Memory, PortError> {
+        let mut row = parse_json::<MemoryRow>("memory", text)?;
+        row.confidence = confidence;
+        row.importance = importance;
+        row.into_memory()
+    }
+
     pub fn into_memory(self) -> Result<Memory, PortError> {
         let collection = collection_from_name(&self.collection)
             .ok_or_else(|| bad("memory", format!("collection {:?}", self.collection)))?;
         let memory_type = MemoryType::parse(&self.memory_type)
             .ok_or_else(|| bad("memory", format!("type {:?}", self.memory_type)))?;
-        let emotion: Option<EmotionTag> = match &self.emotion {
-            Some(text) => Some(parse_json("memory", text)?),
-            None => None,
-        };
         Ok(Memory {
             id: self.id,
             memory_type,
             summary: self.summary,
-            keywords: parse_json("memory", &self.keywords)?,
+            keywords: self.keywords,
             confidence: self.confidence,
             importance: self.importance,
             source: self.source,
@@ -213,7 +227,7 @@ impl MemoryRow {
             sensitive: self.sensitive != 0,
             superseded_by: self.superseded_by,
             collection,
-            emotion,
+            emotion: self.emotion,
             context: self.context,
         })
     }

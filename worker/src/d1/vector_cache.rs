@@ -13,7 +13,7 @@ use std::rc::Rc;
 /// NPCs an isolate keeps (beyond this the cache starts over: simple, and bounded).
 const CACHED_NPCS: usize = 32;
 
-/// One NPC's vectors.
+/// One NPC's vectors, scaled to unit length (cosine is then one dot product).
 #[derive(Debug, Clone, Default)]
 pub struct Space {
     pub items: Vec<VectorItem>,
@@ -28,7 +28,8 @@ impl Space {
     }
 
     pub fn upsert(&mut self, items: Vec<VectorItem>) {
-        for item in items {
+        for mut item in items {
+            item.values = super::vectors::unit(std::mem::take(&mut item.values));
             match self.by_id.get(&item.id) {
                 Some(&at) => self.items[at] = item,
                 None => {
@@ -109,12 +110,13 @@ mod tests {
     use super::*;
     use hippo::memory::{Collection, MemoryType};
 
+    /// An item whose direction encodes `v` (stored unit-length: `values[1] / values[0] == v`).
     fn item(id: &str, v: f32) -> VectorItem {
         VectorItem {
             id: id.into(),
             collection: Collection::Memory,
             memory_type: MemoryType::Other,
-            values: vec![v],
+            values: vec![2.0, 2.0 * v],
         }
     }
 
@@ -122,7 +124,14 @@ mod tests {
         let mut out: Vec<(&str, f32)> = space
             .items
             .iter()
-            .map(|i| (i.id.as_str(), i.values[0]))
+            .map(|i| {
+                let norm = (i.values[0].powi(2) + i.values[1].powi(2)).sqrt();
+                assert!((norm - 1.0).abs() < 1e-6, "stored unit-length");
+                (
+                    i.id.as_str(),
+                    (i.values[1] / i.values[0] * 100.0).round() / 100.0,
+                )
+            })
             .collect();
         out.sort_by(|a, b| a.0.cmp(b.0));
         out

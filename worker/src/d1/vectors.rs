@@ -143,39 +143,62 @@ pub fn f32_from_le_bytes(bytes: &[u8]) -> Vec<f32> {
         .collect()
 }
 
-fn cosine(a: &[f32], b: &[f32]) -> f32 {
-    if a.len() != b.len() {
-        return 0.0;
+/// The dot product, with independent accumulators so the loop pipelines (and vectorizes
+/// with SIMD): brute force over an NPC's vectors is this loop, thousands of times per query.
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [0.0f32; 8];
+    let (a_chunks, b_chunks) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f32 = a_chunks
+        .remainder()
+        .iter()
+        .zip(b_chunks.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in a_chunks.zip(b_chunks) {
+        for i in 0..8 {
+            acc[i] += x[i] * y[i];
+        }
     }
-    let (mut dot, mut na, mut nb) = (0.0f32, 0.0f32, 0.0f32);
-    for (x, y) in a.iter().zip(b) {
-        dot += x * y;
-        na += x * x;
-        nb += y * y;
-    }
-    if na == 0.0 || nb == 0.0 {
-        0.0
-    } else {
-        dot / (na.sqrt() * nb.sqrt())
-    }
+    acc.iter().sum::<f32>() + tail
 }
 
-/// The best `top_k` items for `vector`, best first; ties by id (deterministic).
+/// `values` scaled to unit length (all zeros stays all zeros).
+pub fn unit(mut values: Vec<f32>) -> Vec<f32> {
+    let norm = dot(&values, &values).sqrt();
+    if norm > 0.0 {
+        values.iter_mut().for_each(|v| *v /= norm);
+    }
+    values
+}
+
+/// The best `top_k` items for `vector` by cosine similarity, best first; ties by id. The
+/// items must be unit-length ([`Space`] stores them so), which leaves one dot product each.
 pub fn nearest(
     items: &[VectorItem],
     vector: &[f32],
     top_k: usize,
     filter: &VectorFilter,
 ) -> Vec<(String, f32)> {
-    let mut hits: Vec<(String, f32)> = items
+    let norm = dot(vector, vector).sqrt();
+    if norm == 0.0 || top_k == 0 {
+        return Vec::new();
+    }
+    let mut hits: Vec<(&VectorItem, f32)> = items
         .iter()
         .filter(|i| filter.collections.is_empty() || filter.collections.contains(&i.collection))
         .filter(|i| filter.types.is_empty() || filter.types.contains(&i.memory_type))
-        .map(|i| (i.id.clone(), cosine(vector, &i.values)))
+        .filter(|i| i.values.len() == vector.len())
+        .map(|i| (i, dot(vector, &i.values) / norm))
         .collect();
-    hits.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    hits.truncate(top_k);
-    hits
+    let order = |a: &(&VectorItem, f32), b: &(&VectorItem, f32)| {
+        b.1.total_cmp(&a.1).then_with(|| a.0.id.cmp(&b.0.id))
+    };
+    if hits.len() > top_k {
+        hits.select_nth_unstable_by(top_k - 1, order);
+        hits.truncate(top_k);
+    }
+    hits.sort_by(order);
+    hits.into_iter().map(|(i, s)| (i.id.clone(), s)).collect()
 }
 
 #[async_trait(?Send)]
@@ -266,13 +289,24 @@ mod tests {
     }
 
     #[test]
+    fn dot_and_unit() {
+        let a: Vec<f32> = (0..19).map(|i| i as f32).collect();
+        let naive: f32 = a.iter().map(|x| x * x).sum();
+        assert_eq!(dot(&a, &a), naive);
+        let u = unit(vec![3.0, 4.0]);
+        assert_eq!(u, vec![0.6, 0.8]);
+        assert_eq!(unit(vec![0.0, 0.0]), vec![0.0, 0.0]);
+    }
+
+    #[test]
     fn nearest_ranks_filters_and_cuts() {
         let items = [
             item("a", Collection::Memory, MemoryType::Profile, &[1.0, 0.0]),
             item("b", Collection::Memory, MemoryType::Preference, &[0.8, 0.6]),
             item("c", Collection::Content, MemoryType::History, &[0.0, 1.0]),
         ];
-        let all = nearest(&items, &[1.0, 0.0], 10, &VectorFilter::default());
+        // The query need not be unit-length: scores are cosines either way.
+        let all = nearest(&items, &[2.0, 0.0], 10, &VectorFilter::default());
         assert_eq!(
             all.iter().map(|h| h.0.as_str()).collect::<Vec<_>>(),
             ["a", "b", "c"]
