@@ -36,3 +36,16 @@ bench:
 	cargo build --release --bin hippo-bench
 	./target/release/hippo-bench locomo --data $(LOCOMO)
 	./target/release/hippo-bench latency
+
+# --- worker ---
+# The Cloudflare Worker (worker/, migrations/, wrangler.toml). `make dev` serves it locally.
+worker: setup
+	bash scripts/build-worker.sh
+
+dev: setup
+	PORT=$(PORT) bash scripts/dev.sh
+
+test-worker: worker
+	cargo test -p hippo-worker
+	node --test --test-concurrency=1 tests/worker/
+# --- end worker ---

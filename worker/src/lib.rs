@@ -1,1 +1,55 @@
-//! The Cloudflare Worker binding of Hippo (see issue: worker).
+//! Hippo as a Cloudflare Worker: the `/api` routes of the Hippo microservice and the
+//! memory_retrieval endpoint, on D1 (source of truth) and Vectorize (vector index), calling
+//! LLMs over `fetch`, dreaming on a Cron Trigger.
+//!
+//! - [`http`]: route table, router, auth, limits, error shapes, OpenAPI;
+//! - [`app`]: the ports of a request, chosen from bindings and vars ([`config`]);
+//! - [`d1`]: the D1 store and the D1-backed vector index; [`vectorize`]: the Vectorize index;
+//! - [`net`]: `fetch`, embedding APIs and Workers AI; [`llm`]: the dream's chat LLM;
+//! - [`demo`]: the fake provider's character; [`cron`]: scheduled dreaming;
+//! - [`test_hooks`]: suites run inside the Worker by the Node tests.
+
+pub mod app;
+pub mod config;
+pub mod cron;
+pub mod d1;
+pub mod demo;
+pub mod http;
+pub mod llm;
+pub mod net;
+pub mod test_hooks;
+pub mod vectorize;
+
+use worker::{event, Context, Env, Request, Response, ScheduleContext, ScheduledEvent};
+
+#[event(start)]
+fn start() {
+    console_error_panic_hook::set_once();
+}
+
+#[event(fetch)]
+async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response> {
+    Ok(http::handle(req, env).await)
+}
+
+#[event(scheduled)]
+async fn scheduled(event: ScheduledEvent, env: Env, _ctx: ScheduleContext) {
+    let app = match app::App::from_env(&env) {
+        Ok(app) => app,
+        Err(err) => {
+            worker::console_error!("cron {}: not configured: {}", event.cron(), err.message);
+            return;
+        }
+    };
+    match cron::dream_due(&app.hippo).await {
+        Ok(summary) => worker::console_log!(
+            "cron {}: scanned={} dreamt={} failed={} cursor={}",
+            event.cron(),
+            summary.scanned,
+            summary.dreamt,
+            summary.failed,
+            summary.cursor.as_deref().unwrap_or("-")
+        ),
+        Err(err) => worker::console_error!("cron {}: {err}", event.cron()),
+    }
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds the Worker (worker/build/index.js + index_bg.wasm) with the pinned tools, offline:
+# worker-build is pointed at the installed wasm-bindgen and the npm wasm-opt, so it downloads
+# nothing from GitHub. Skips the build when nothing it depends on changed (FORCE=1 rebuilds).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+export WASM_BINDGEN_BIN="${WASM_BINDGEN_BIN:-$HOME/.cargo/bin/wasm-bindgen}"
+export WASM_OPT_BIN="${WASM_OPT_BIN:-$PWD/node_modules/.bin/wasm-opt}"
+
+out=worker/build/index_bg.wasm
+if [ "${FORCE:-0}" != 1 ] && [ -f "$out" ] && [ -f worker/build/index.js ] &&
+  [ -z "$(find src worker/src worker/Cargo.toml Cargo.toml Cargo.lock -newer "$out" -print -quit)" ]; then
+  echo "[worker] build is up to date ($out)"
+  exit 0
+fi
+
+for tool in "$WASM_BINDGEN_BIN" "$WASM_OPT_BIN"; do
+  [ -x "$tool" ] || { echo "[worker] missing $tool: run 'make setup'" >&2; exit 1; }
+done
+command -v worker-build >/dev/null || { echo "[worker] missing worker-build: run 'make setup'" >&2; exit 1; }
+
+echo "[worker] building (release)"
+# workerd runs wasm SIMD: brute-force vector search and the core's ranking vectorize with it.
+(cd worker && RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+simd128" worker-build --release)
+raw=$(wc -c <"$out")
+gz=$(gzip -9c "$out" | wc -c)
+echo "[worker] $out: $((raw / 1024)) KiB, $((gz / 1024)) KiB gzip"

@@ -1,0 +1,192 @@
+// Load benchmark of the local Worker (real `wrangler dev`: workerd + local D1) on loopback:
+// memory_retrieval on an NPC with 10k memories, and PUT /api/pkg, each with 16 concurrent
+// clients for 60 s (autocannon). Not part of `make test`: run `node tests/worker/bench.mjs`.
+// Env: DURATION (s, default 60), CONNECTIONS (16), MEMORIES (10000), OUT (JSON results path).
+import autocannon from "autocannon";
+import { spawn, execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync, statSync, readFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const wrangler = path.join(root, "node_modules/.bin/wrangler");
+const ADMIN = "bench-admin-token";
+const DURATION = Number(process.env.DURATION ?? 60);
+const CONNECTIONS = Number(process.env.CONNECTIONS ?? 16);
+const MEMORIES = Number(process.env.MEMORIES ?? 10_000);
+const env = { ...process.env, CI: "1", WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" };
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+// Synthetic but varied memories: Chinese and English facts about many subjects.
+const PEOPLE = ["小红", "小林", "阿杰", "Tom", "Lena", "王老师", "Mia", "老周", "Sam", "小雨", "Ken", "Iris"];
+const PLACES = ["杭州", "成都", "Berlin", "Lisbon", "京都", "Oslo", "西安", "Austin", "大理", "Porto"];
+const THINGS = ["爬山", "烘焙", "chess", "jazz", "摄影", "马拉松", "poetry", "围棋", "surfing", "书法", "pottery", "滑雪"];
+const TYPES = ["preference", "profile", "history", "project", "relationship", "style", "constraint", "other"];
+function memory(i) {
+  const p = PEOPLE[i % PEOPLE.length];
+  const q = PLACES[(i * 7) % PLACES.length];
+  const t = THINGS[(i * 5) % THINGS.length];
+  const n = Math.floor(i / 7);
+  const text =
+    i % 2
+      ? `第${n}次聊天时用户提到${p}在${q}学${t}，计划编号${i}`
+      : `Note ${i}: the user said ${p} went to ${q} for ${t} (episode ${n})`;
+  return { summary: text, type: TYPES[i % TYPES.length], keywords: [p, t], source: "long_term_memory" };
+}
+const QUERIES = [
+  "小红在哪里学摄影", "who went to Berlin for jazz", "用户提到老周的计划", "Lena poetry Lisbon",
+  "第12次聊天说了什么", "用户喜欢什么运动", "tell me about Mia and chess", "大理 书法",
+  "最近聊过滑雪吗", "Ken surfing Porto episode 40", "上周用户提到谁", "阿杰 马拉松 成都",
+];
+
+function summarize(latencies, result) {
+  if (result.non2xx) console.error("status codes:", JSON.stringify(result.statusCodeStats));
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const pct = (p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+  return {
+    requests: sorted.length,
+    rps: Math.round(result.requests.average),
+    p50_ms: pct(50),
+    p95_ms: pct(95),
+    p99_ms: pct(99),
+    max_ms: sorted.at(-1),
+    non_2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+async function load(base, name, opts) {
+  const latencies = [];
+  const instance = autocannon({ url: base, connections: CONNECTIONS, duration: DURATION, ...opts });
+  instance.on("response", (_client, _status, _bytes, ms) => latencies.push(ms));
+  const result = await instance;
+  const summary = summarize(latencies, result);
+  console.log(name, JSON.stringify(summary));
+  return summary;
+}
+
+async function main() {
+  const stateDir = mkdtempSync(path.join(tmpdir(), "hippo-bench-"));
+  execFileSync("bash", ["scripts/build-worker.sh"], { cwd: root, stdio: "inherit" });
+  execFileSync(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], { cwd: root, env, stdio: "pipe" });
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  // autocannon sends only the headers a dynamic request names: workerd needs Host for the URL.
+  const host = `127.0.0.1:${port}`;
+  const child = spawn(
+    wrangler,
+    ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", stateDir,
+      "--var", `HIPPO_ADMIN_TOKEN:${ADMIN}`, "--show-interactive-dev-session=false", "--log-level", "warn"],
+    { cwd: root, env, detached: true, stdio: ["ignore", "ignore", "inherit"] },
+  );
+  const stop = () => {
+    if (child.exitCode === null) process.kill(-child.pid, "SIGTERM");
+    rmSync(stateDir, { recursive: true, force: true });
+  };
+  try {
+    for (let i = 0; ; i++) {
+      try {
+        if ((await fetch(`${base}/health`)).ok) break;
+      } catch {}
+      if (i > 400) throw new Error("wrangler dev did not start");
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const admin = async (method, p, body) => {
+      const res = await fetch(`${base}${p}`, {
+        method,
+        headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+        body: body && JSON.stringify(body),
+      });
+      if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
+      return res.json();
+    };
+
+    await admin("PUT", "/api/npc/bench", { display_name: "Bench", pkg: { Name: "Bench", Hobbies: ["摄影", "jazz"] } });
+    const started = Date.now();
+    for (let i = 0; i < MEMORIES; i += 100) {
+      const batch = Array.from({ length: Math.min(100, MEMORIES - i) }, (_, k) => memory(i + k));
+      await admin("POST", "/api/memories/bench", { memories: batch });
+      if ((i / 100) % 10 === 9) process.stderr.write(`loaded ${i + 100} memories\n`);
+    }
+    const loadSeconds = (Date.now() - started) / 1000;
+    const listed = await admin("GET", "/api/memories/bench?limit=1");
+    const { token } = await admin("POST", "/api/npc/bench/tokens", {});
+
+    // Warm-up (isolate, caches), then the measured runs.
+    let q = 0;
+    const retrievalRequest = () => ({
+      method: "POST",
+      path: "/memory_retrieval",
+      headers: { host, authorization: token, "content-type": "application/json" },
+      body: JSON.stringify({ live_id: "bench", query: QUERIES[q++ % QUERIES.length], max_results: 5 }),
+    });
+    const warm = autocannon({ url: base, connections: 4, duration: 5, requests: [{ setupRequest: retrievalRequest }] });
+    await warm;
+    const retrieval = await load(base, "memory_retrieval", { requests: [{ setupRequest: retrievalRequest }] });
+
+    for (let c = 0; c < CONNECTIONS; c++) await admin("PUT", `/api/npc/pkg-${c}`, {});
+    let n = 0;
+    const pkgSpread = await load(base, "put_pkg_16_npcs", {
+      requests: [{
+        setupRequest: () => {
+          n++;
+          return {
+            method: "PUT",
+            path: `/api/pkg/pkg-${n % CONNECTIONS}`,
+            headers: { host, authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+            body: JSON.stringify({ updates: [{ key: "Hobbies", value: `h${n % 40}` }, { key: "City", value: `c${n}` }] }),
+          };
+        },
+      }],
+    });
+    const pkgOne = await load(base, "put_pkg_one_npc", {
+      requests: [{
+        setupRequest: () => {
+          n++;
+          return {
+            method: "PUT",
+            path: "/api/pkg/bench",
+            headers: { host, authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+            body: JSON.stringify({ updates: [{ key: "Hobbies", value: `h${n % 40}` }, { key: "City", value: `c${n}` }] }),
+          };
+        },
+      }],
+    });
+
+    const wasm = path.join(root, "worker/build/index_bg.wasm");
+    const js = path.join(root, "worker/build/index.js");
+    const bundle = {
+      wasm_bytes: statSync(wasm).size,
+      wasm_gzip_bytes: gzipSync(readFileSync(wasm), { level: 9 }).length,
+      js_gzip_bytes: gzipSync(readFileSync(js), { level: 9 }).length,
+    };
+    const results = {
+      duration_s: DURATION,
+      connections: CONNECTIONS,
+      memories_loaded: MEMORIES,
+      load_seconds: loadSeconds,
+      listed_first_page: listed.count,
+      retrieval,
+      put_pkg_16_npcs: pkgSpread,
+      put_pkg_one_npc: pkgOne,
+      bundle,
+    };
+    console.log(JSON.stringify(results, null, 1));
+    if (process.env.OUT) writeFileSync(process.env.OUT, JSON.stringify(results, null, 1));
+  } finally {
+    stop();
+  }
+}
+
+await main();

@@ -1,0 +1,124 @@
+// In-process Worker tests: Miniflare runs the built Worker (worker/build) with a fresh D1
+// database per harness, the migrations of migrations/ applied, and optional stand-ins.
+import { Miniflare } from "miniflare";
+import { readFileSync, readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import path from "node:path";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export const BUILD = path.join(root, "worker/build");
+export const ADMIN = "test-admin-token";
+export const COMPAT_DATE = "2025-09-01";
+
+/// Splits a migration file into statements (a trigger body keeps its inner semicolons).
+export function splitSql(sql) {
+  const statements = [];
+  let current = [];
+  let inTrigger = false;
+  for (const line of sql.split("\n")) {
+    const trimmed = line.replace(/--.*$/, "").trim();
+    if (!trimmed && current.length === 0) continue;
+    current.push(line);
+    if (/^CREATE TRIGGER/i.test(trimmed)) inTrigger = true;
+    const ends = inTrigger ? /^END;$/i.test(trimmed) : trimmed.endsWith(";");
+    if (ends) {
+      statements.push(current.join("\n").trim());
+      current = [];
+      inTrigger = false;
+    }
+  }
+  if (current.join("").trim()) statements.push(current.join("\n").trim());
+  return statements;
+}
+
+async function migrate(db) {
+  const dir = path.join(root, "migrations");
+  for (const file of readdirSync(dir).filter((f) => f.endsWith(".sql")).sort()) {
+    for (const statement of splitSql(readFileSync(path.join(dir, file), "utf8"))) {
+      await db.prepare(statement).run();
+    }
+  }
+}
+
+/**
+ * Starts the Worker. Options:
+ * - vars: extra vars (HIPPO_ADMIN_TOKEN defaults to ADMIN; pass null to leave it unset);
+ * - vectorize: bind VECTORS to the stand-in Worker of vectorize-standin.mjs;
+ * - outbound: a function (Request) => Response for the Worker's outbound fetch;
+ * - persist: a directory keeping the D1 database between runs (benchmarks).
+ */
+export async function startWorker({ vars = {}, vectorize = false, outbound, persist } = {}) {
+  const bindings = { HIPPO_ADMIN_TOKEN: ADMIN, HIPPO_TEST_HOOKS: "1", ...vars };
+  for (const [k, v] of Object.entries(bindings)) if (v === null) delete bindings[k];
+  const workers = [
+    {
+      name: "hippo",
+      modules: true,
+      scriptPath: path.join(BUILD, "index.js"),
+      modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
+      compatibilityDate: COMPAT_DATE,
+      d1Databases: { DB: "hippo-test" },
+      bindings,
+      serviceBindings: vectorize ? { VECTORS: "vectorize-standin" } : {},
+      ...(outbound ? { outboundService: outbound } : {}),
+    },
+  ];
+  const shared = persist ? { d1Persist: persist } : {};
+  if (vectorize) {
+    workers.push({
+      name: "vectorize-standin",
+      modules: true,
+      scriptPath: path.join(root, "tests/worker/vectorize-standin.mjs"),
+      compatibilityDate: COMPAT_DATE,
+    });
+  }
+  const mf = new Miniflare({ workers, ...shared });
+  await mf.ready;
+  const db = await mf.getD1Database("DB");
+  const migrated = await db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'npcs'")
+    .first();
+  if (!migrated) await migrate(db);
+  const call = (p, init = {}) => mf.dispatchFetch(`http://hippo.test${p}`, init);
+  const admin = (method, p, body, headers = {}) =>
+    call(p, {
+      method,
+      headers: {
+        authorization: `Bearer ${ADMIN}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+        ...headers,
+      },
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    });
+  return {
+    mf,
+    db,
+    call,
+    admin,
+    /** JSON of an admin call, asserting the status. */
+    async json(method, p, body, status = 200) {
+      const res = await admin(method, p, body);
+      const text = await res.text();
+      if (res.status !== status) {
+        throw new Error(`${method} ${p}: ${res.status} ${text} (want ${status})`);
+      }
+      return JSON.parse(text);
+    },
+    async retrieval(token, body, p = "/memory_retrieval") {
+      const res = await call(p, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(token ? { authorization: token } : {}) },
+        body: typeof body === "string" ? body : JSON.stringify(body),
+      });
+      return { status: res.status, body: await res.json() };
+    },
+    async standin(p) {
+      const standin = await mf.getWorker("vectorize-standin");
+      const res = await standin.fetch(`http://standin${p}`);
+      return res.json();
+    },
+    async dispose() {
+      await mf.dispose();
+    },
+  };
+}

@@ -1,0 +1,142 @@
+// memory_retrieval (SPEC §3.4): tokens decide the scope, structured errors, small answers,
+// the fake provider's demo character.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { startWorker } from "./harness.mjs";
+
+let w;
+let tokenA;
+let tokenB;
+before(async () => {
+  w = await startWorker();
+  for (const [npc, facts] of [
+    ["tenant-a", ["User A's secret word is pineapple", "User A likes jazz"]],
+    ["tenant-b", ["User B's secret word is avocado", "User B likes opera"]],
+  ]) {
+    await w.json("PUT", `/api/npc/${npc}`, {});
+    await w.json("POST", `/api/memories/${npc}`, {
+      memories: facts.map((summary) => ({ summary, type: "preference", source: "explicit_user_statement" })),
+    });
+  }
+  tokenA = (await w.json("POST", "/api/npc/tenant-a/tokens")).token;
+  tokenB = (await w.json("POST", "/api/npc/tenant-b/tokens")).token;
+});
+after(() => w.dispose());
+
+const RETRIEVED_KEYS = ["confidence", "id", "source", "summary", "type", "updated_at"];
+
+test("a token answers for its NPC, bare or as Bearer, in the protocol's shape", async () => {
+  for (const authorization of [tokenA, `Bearer ${tokenA}`]) {
+    const r = await w.retrieval(authorization, { live_id: "live-1", query: "what is the secret word?", reason: "user asked" });
+    assert.equal(r.status, 200);
+    assert.deepEqual(Object.keys(r.body), ["memories"]);
+    assert.ok(r.body.memories.length > 0);
+    assert.match(r.body.memories[0].summary, /pineapple/);
+    for (const m of r.body.memories) {
+      assert.deepEqual(Object.keys(m).sort(), RETRIEVED_KEYS);
+      assert.ok(m.confidence >= 0 && m.confidence <= 1);
+      assert.ok(!Number.isNaN(Date.parse(m.updated_at)));
+    }
+  }
+});
+
+test("tenant isolation: a token never returns another NPC's memories", async () => {
+  for (const [token, mine, theirs] of [
+    [tokenA, /User A/, /User B|avocado|opera/],
+    [tokenB, /User B/, /User A|pineapple|jazz/],
+  ]) {
+    for (const query of ["secret word", "avocado", "pineapple", "likes", "User A User B opera jazz"]) {
+      const r = await w.retrieval(token, { query, max_results: 10 });
+      assert.equal(r.status, 200);
+      for (const m of r.body.memories) {
+        assert.doesNotMatch(m.summary, theirs, `${query}: ${m.summary}`);
+      }
+    }
+    const r = await w.retrieval(token, { query: "likes", max_results: 10 });
+    assert.ok(r.body.memories.some((m) => mine.test(m.summary)));
+  }
+  // The body cannot widen the scope: ids of the other NPC in the body are ignored.
+  const r = await w.retrieval(tokenA, { query: "avocado", npcid: "tenant-b", character_id: "tenant-b" });
+  assert.ok(!r.body.memories.some((m) => /avocado/.test(m.summary)));
+});
+
+test("401 for missing, unknown and malformed tokens; never the /api shape", async () => {
+  for (const authorization of [undefined, "hpo_" + "0".repeat(64), "Bearer nope", "Basic abc"]) {
+    const r = await w.retrieval(authorization, { query: "x" });
+    assert.equal(r.status, 401, String(authorization));
+    assert.equal(r.body.error.code, "unauthorized");
+    assert.equal(typeof r.body.error.message, "string");
+  }
+});
+
+test("400 for an empty query; nothing found is an empty list; max_results is clamped", async () => {
+  for (const body of [{ query: "" }, { query: "   " }, { live_id: "x" }, { query: 3 }]) {
+    const r = await w.retrieval(tokenA, body);
+    assert.equal(r.status, 400, JSON.stringify(body));
+    assert.equal(r.body.error.code, "invalid_request");
+  }
+  const none = await w.retrieval(tokenA, { query: "zzzqqq xylophone", memory_types: ["project"] });
+  assert.equal(none.status, 200);
+  assert.deepEqual(none.body, { memories: [] });
+  const one = await w.retrieval(tokenA, { query: "User A", max_results: 0 });
+  assert.equal(one.body.memories.length, 1);
+  const sloppy = await w.retrieval(tokenA, { query: "User A", max_results: "lots", unknown: { deep: true } });
+  assert.equal(sloppy.status, 200);
+});
+
+test("answers stay small: summaries ≤ 500 characters, body ≤ 16 KiB", async () => {
+  await w.json("PUT", "/api/npc/big", {});
+  const long = (i) => `Long memory ${i}: ` + "星".repeat(1500);
+  await w.json("POST", "/api/memories/big", {
+    memories: Array.from({ length: 12 }, (_, i) => ({ summary: long(i), type: "history" })),
+  });
+  const token = (await w.json("POST", "/api/npc/big/tokens")).token;
+  const res = await w.call("/memory_retrieval", {
+    method: "POST",
+    headers: { authorization: token, "content-type": "application/json" },
+    body: JSON.stringify({ query: "long memory 星", max_results: 10 }),
+  });
+  const text = await res.text();
+  assert.equal(res.status, 200);
+  assert.ok(Buffer.byteLength(text) <= 16 * 1024, `${Buffer.byteLength(text)} bytes`);
+  const body = JSON.parse(text);
+  assert.ok(body.memories.length > 0);
+  for (const m of body.memories) assert.ok([...m.summary].length <= 500);
+});
+
+test("fake provider: character 01 remembers 阿澈, 月亮醒了 and the advice format", async () => {
+  const cases = [
+    ["用户喜欢灵绯怎么称呼自己", "阿澈"],
+    ["用户和灵绯之前约定的暗号", "月亮醒了"],
+    ["用户喜欢灵绯用什么格式给建议", "先给结论，再补充两三条理由"],
+  ];
+  for (const [query, expected] of cases) {
+    const r = await w.retrieval(undefined, { query, max_results: 3 }, "/memory_retrieval/fake");
+    assert.equal(r.status, 200);
+    assert.ok(r.body.memories.length > 0 && r.body.memories.length <= 3);
+    assert.ok(r.body.memories[0].summary.includes(expected), `${query} → ${JSON.stringify(r.body.memories[0])}`);
+  }
+  // Any token (or none) and any live_id: always character 01.
+  const r = await w.retrieval(tokenA, { live_id: "whatever", query: "阿澈喜欢喝什么", memory_types: ["preference"] }, "/memory_retrieval/fake");
+  assert.equal(r.status, 200);
+  assert.match(r.body.memories[0].summary, /燕麦拿铁/);
+  assert.ok(r.body.memories.every((m) => m.type === "preference"));
+  assert.ok(!r.body.memories.some((m) => /pineapple/.test(m.summary)));
+  const bad = await w.retrieval(undefined, { query: "" }, "/memory_retrieval/fake");
+  assert.equal(bad.status, 400);
+});
+
+test("the demo character is seeded once, and only under its reserved id", async () => {
+  await w.retrieval(undefined, { query: "暗号" }, "/memory_retrieval/fake");
+  await Promise.all([1, 2, 3].map(() => w.retrieval(undefined, { query: "生日" }, "/memory_retrieval/fake")));
+  const rows = await w.db.prepare("SELECT npcid, COUNT(*) AS n FROM memories WHERE npcid LIKE '%demo%' GROUP BY npcid").all();
+  assert.deepEqual(rows.results, [{ npcid: "__demo_01", n: 16 }]);
+  // Deleted by an admin, it comes back on the next fake request.
+  await w.json("DELETE", "/api/npc/__demo_01");
+  const again = await w.retrieval(undefined, { query: "暗号" }, "/memory_retrieval/fake");
+  assert.equal(again.status, 200);
+  assert.match(again.body.memories[0].summary, /月亮醒了/);
+  // A token-bearing caller cannot reach it through the real endpoint.
+  const r = await w.retrieval(tokenA, { query: "月亮醒了" });
+  assert.ok(!r.body.memories.some((m) => /月亮醒了/.test(m.summary)));
+});

@@ -1,0 +1,110 @@
+//! Wiring: the ports of one request (or cron run), chosen from the bindings and vars.
+//!
+//! - store: D1 (`DB`), always;
+//! - vectors: Vectorize (`VECTORS`) when bound, else the D1-backed index;
+//! - embedder: built-in, OpenAI-compatible, or Workers AI (`HIPPO_EMBED`);
+//! - LLM: OpenAI-compatible (`HIPPO_LLM_URL`), Workers AI (`HIPPO_LLM_MODEL=@cf/…`), or none
+//!   (the built-in extractor and summarizer serve);
+//! - clock: `Date.now()`.
+
+use crate::config::{Config, EmbedChoice, LlmChoice};
+use crate::d1::{D1Store, D1VectorIndex, Db};
+use crate::http::error::HttpError;
+use crate::net::embed::{OpenAiEmbedder, WorkersAiEmbedder};
+use crate::net::fetch::{FetchClient, RetryOnce};
+use crate::net::workers_ai::WorkersAiLlm;
+use crate::vectorize::{Vectorize, VectorizeIndex};
+use hippo::engine::Ports;
+use hippo::ports::{Clock, Embedder, HttpClient, Llm, VectorIndex};
+use hippo::retrieval::embed::BuiltinEmbedder;
+use hippo::time::Timestamp;
+use hippo::Hippo;
+use std::rc::Rc;
+use worker::Env;
+
+pub const DB_BINDING: &str = "DB";
+pub const VECTORS_BINDING: &str = "VECTORS";
+pub const AI_BINDING: &str = "AI";
+
+/// Wall-clock time of the Worker.
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> Timestamp {
+        Timestamp(js_sys::Date::now() as i64)
+    }
+}
+
+/// What a request handler works with.
+pub struct App {
+    pub config: Config,
+    pub hippo: Hippo,
+    pub env: Env,
+}
+
+fn not_configured(message: impl Into<String>) -> HttpError {
+    HttpError::not_configured(message)
+}
+
+impl App {
+    pub fn new(env: &Env, config: Config) -> Result<App, HttpError> {
+        let db: Db = Rc::new(
+            env.d1(DB_BINDING)
+                .map_err(|_| not_configured("the D1 binding DB is missing (see wrangler.toml)"))?,
+        );
+        // The chat client retries by itself; the embedders get the retrying client.
+        let http: Rc<dyn HttpClient> = Rc::new(FetchClient);
+        let retrying_http: Rc<dyn HttpClient> = Rc::new(RetryOnce::new(FetchClient));
+        let vectors: Rc<dyn VectorIndex> = match Vectorize::from_env(env, VECTORS_BINDING) {
+            Some(vectorize) => Rc::new(VectorizeIndex::new(vectorize, db.clone())),
+            None => Rc::new(D1VectorIndex::new(db.clone())),
+        };
+        let ai = || {
+            env.ai(AI_BINDING)
+                .map_err(|_| not_configured("the Workers AI binding AI is missing"))
+        };
+        let embedder: Rc<dyn Embedder> = match &config.embed {
+            EmbedChoice::Builtin => Rc::new(BuiltinEmbedder::new()),
+            EmbedChoice::OpenAi {
+                url,
+                key,
+                model,
+                dimension,
+            } => Rc::new(OpenAiEmbedder::new(
+                retrying_http,
+                url,
+                key.clone(),
+                model,
+                *dimension,
+            )),
+            EmbedChoice::WorkersAi { model, dimension } => {
+                Rc::new(WorkersAiEmbedder::new(ai()?, model, *dimension))
+            }
+        };
+        let llm: Option<Rc<dyn Llm>> = match &config.llm {
+            None => None,
+            Some(LlmChoice::OpenAi { url, key, model }) => {
+                Some(crate::llm::openai_chat(http, url, key.clone(), model))
+            }
+            Some(LlmChoice::WorkersAi { model }) => Some(Rc::new(WorkersAiLlm::new(ai()?, model))),
+        };
+        let ports = Ports {
+            store: Rc::new(D1Store::new(db)),
+            vectors,
+            embedder,
+            llm,
+            clock: Rc::new(SystemClock),
+        };
+        Ok(App {
+            config,
+            hippo: Hippo::new(ports),
+            env: env.clone(),
+        })
+    }
+
+    /// The app of a request: configuration errors are 503s naming what to fix.
+    pub fn from_env(env: &Env) -> Result<App, HttpError> {
+        let config = Config::from_env(env).map_err(not_configured)?;
+        App::new(env, config)
+    }
+}

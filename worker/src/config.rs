@@ -1,0 +1,284 @@
+//! The Worker's configuration (SPEC §5): vars and secrets read once per request.
+//!
+//! Parsing is pure (a lookup function in, a [`Config`] out) so every rule is unit-tested;
+//! [`Config::from_env`] is the only part that touches the runtime.
+
+/// Which embedder serves.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EmbedChoice {
+    /// The core's deterministic built-in embedder (no model, no network).
+    Builtin,
+    /// OpenAI-compatible `POST {url}/embeddings`.
+    OpenAi {
+        url: String,
+        key: Option<String>,
+        model: String,
+        dimension: usize,
+    },
+    /// The Workers AI binding `AI`.
+    WorkersAi { model: String, dimension: usize },
+}
+
+/// Which LLM serves the dream (none: the built-in extractor and summarizer).
+#[derive(Debug, Clone, PartialEq)]
+pub enum LlmChoice {
+    /// OpenAI-compatible `POST {url}/chat/completions`.
+    OpenAi {
+        url: String,
+        key: Option<String>,
+        model: String,
+    },
+    /// The Workers AI binding `AI` with a `@cf/…` model.
+    WorkersAi { model: String },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// `None` (unset or empty): every `/api` route answers 503.
+    pub admin_token: Option<String>,
+    pub embed: EmbedChoice,
+    pub llm: Option<LlmChoice>,
+    /// `HIPPO_TEST_HOOKS=1` exposes `/__test/*` routes (tests only; never in production).
+    pub test_hooks: bool,
+}
+
+pub const DEFAULT_WORKERS_AI_EMBED_MODEL: &str = "@cf/baai/bge-m3";
+pub const DEFAULT_OPENAI_EMBED_MODEL: &str = "text-embedding-3-small";
+
+/// Dimensions of well-known embedding models (others need `HIPPO_EMBED_DIM`).
+fn known_dimension(model: &str) -> Option<usize> {
+    let model = model.rsplit('/').next().unwrap_or(model);
+    Some(match model {
+        "text-embedding-3-small" | "text-embedding-ada-002" => 1536,
+        "text-embedding-3-large" => 3072,
+        "bge-m3" | "bge-large-en-v1.5" => 1024,
+        "bge-base-en-v1.5" => 768,
+        "bge-small-en-v1.5" => 384,
+        _ => return None,
+    })
+}
+
+impl Config {
+    /// Reads the configuration through `var` (name → non-empty value). `has_ai` says whether
+    /// the `AI` binding exists. Errors name the variable to fix.
+    pub fn parse(var: impl Fn(&str) -> Option<String>, has_ai: bool) -> Result<Config, String> {
+        let var = |name: &str| {
+            var(name)
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+        };
+        let dimension = |model: &str| -> Result<usize, String> {
+            match var("HIPPO_EMBED_DIM") {
+                Some(d) => d
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|d| (1..=4096).contains(d))
+                    .ok_or_else(|| format!("HIPPO_EMBED_DIM must be a number 1..4096, got {d:?}")),
+                None => known_dimension(model).ok_or_else(|| {
+                    format!("HIPPO_EMBED_DIM is required for embedding model {model:?}")
+                }),
+            }
+        };
+        let embed = match var("HIPPO_EMBED").as_deref().unwrap_or("builtin") {
+            "builtin" => EmbedChoice::Builtin,
+            "openai" => {
+                let url = var("HIPPO_EMBED_URL").ok_or(
+                    "HIPPO_EMBED=openai needs HIPPO_EMBED_URL (e.g. https://api.openai.com/v1)",
+                )?;
+                let model = var("HIPPO_EMBED_MODEL")
+                    .unwrap_or_else(|| DEFAULT_OPENAI_EMBED_MODEL.to_string());
+                EmbedChoice::OpenAi {
+                    url: url.trim_end_matches('/').to_string(),
+                    key: var("HIPPO_EMBED_KEY"),
+                    dimension: dimension(&model)?,
+                    model,
+                }
+            }
+            "workers-ai" => {
+                if !has_ai {
+                    return Err("HIPPO_EMBED=workers-ai needs the AI binding".into());
+                }
+                let model = var("HIPPO_EMBED_MODEL")
+                    .unwrap_or_else(|| DEFAULT_WORKERS_AI_EMBED_MODEL.to_string());
+                EmbedChoice::WorkersAi {
+                    dimension: dimension(&model)?,
+                    model,
+                }
+            }
+            other => {
+                return Err(format!(
+                    "HIPPO_EMBED must be builtin, openai or workers-ai, got {other:?}"
+                ))
+            }
+        };
+        let llm = match (var("HIPPO_LLM_URL"), var("HIPPO_LLM_MODEL")) {
+            (Some(url), model) => Some(LlmChoice::OpenAi {
+                url: url.trim_end_matches('/').to_string(),
+                key: var("HIPPO_LLM_KEY"),
+                model: model.ok_or("HIPPO_LLM_URL is set but HIPPO_LLM_MODEL is not")?,
+            }),
+            (None, Some(model)) if model.starts_with("@cf/") => {
+                if !has_ai {
+                    return Err(format!("HIPPO_LLM_MODEL={model} needs the AI binding"));
+                }
+                Some(LlmChoice::WorkersAi { model })
+            }
+            (None, Some(model)) => {
+                return Err(format!(
+                "HIPPO_LLM_MODEL={model} needs HIPPO_LLM_URL (or a @cf/ model with the AI binding)"
+            ))
+            }
+            (None, None) => None,
+        };
+        Ok(Config {
+            admin_token: var("HIPPO_ADMIN_TOKEN"),
+            embed,
+            llm,
+            test_hooks: var("HIPPO_TEST_HOOKS").as_deref() == Some("1"),
+        })
+    }
+
+    /// A string var or secret of the Worker's environment.
+    pub fn env_var(env: &worker::Env, name: &str) -> Option<String> {
+        js_sys::Reflect::get(env.as_ref(), &wasm_bindgen::JsValue::from_str(name))
+            .ok()
+            .and_then(|v| v.as_string())
+    }
+
+    pub fn has_binding(env: &worker::Env, name: &str) -> bool {
+        js_sys::Reflect::get(env.as_ref(), &wasm_bindgen::JsValue::from_str(name))
+            .map(|v| !v.is_undefined() && !v.is_null())
+            .unwrap_or(false)
+    }
+
+    pub fn from_env(env: &worker::Env) -> Result<Config, String> {
+        Config::parse(
+            |name| Config::env_var(env, name),
+            Config::has_binding(env, "AI"),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn parse(vars: &[(&str, &str)], has_ai: bool) -> Result<Config, String> {
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Config::parse(|name| map.get(name).cloned(), has_ai)
+    }
+
+    #[test]
+    fn nothing_configured_means_builtins_and_no_admin() {
+        let c = parse(&[("HIPPO_ADMIN_TOKEN", "  ")], false).unwrap();
+        assert_eq!(c.admin_token, None);
+        assert_eq!(c.embed, EmbedChoice::Builtin);
+        assert_eq!(c.llm, None);
+        assert!(!c.test_hooks);
+    }
+
+    #[test]
+    fn openai_llm_and_embeddings() {
+        let c = parse(
+            &[
+                ("HIPPO_ADMIN_TOKEN", "s3cret"),
+                ("HIPPO_LLM_URL", "https://llm.example/v1/"),
+                ("HIPPO_LLM_MODEL", "gpt-4o-mini"),
+                ("HIPPO_EMBED", "openai"),
+                ("HIPPO_EMBED_URL", "https://emb.example/v1"),
+                ("HIPPO_EMBED_KEY", "k"),
+            ],
+            false,
+        )
+        .unwrap();
+        assert_eq!(c.admin_token.as_deref(), Some("s3cret"));
+        assert_eq!(
+            c.llm,
+            Some(LlmChoice::OpenAi {
+                url: "https://llm.example/v1".into(),
+                key: None,
+                model: "gpt-4o-mini".into()
+            })
+        );
+        assert_eq!(
+            c.embed,
+            EmbedChoice::OpenAi {
+                url: "https://emb.example/v1".into(),
+                key: Some("k".into()),
+                model: DEFAULT_OPENAI_EMBED_MODEL.into(),
+                dimension: 1536
+            }
+        );
+    }
+
+    #[test]
+    fn workers_ai_needs_the_binding_and_a_known_dimension() {
+        assert!(parse(&[("HIPPO_EMBED", "workers-ai")], false).is_err());
+        let c = parse(&[("HIPPO_EMBED", "workers-ai")], true).unwrap();
+        assert_eq!(
+            c.embed,
+            EmbedChoice::WorkersAi {
+                model: DEFAULT_WORKERS_AI_EMBED_MODEL.into(),
+                dimension: 1024
+            }
+        );
+        let err = parse(
+            &[
+                ("HIPPO_EMBED", "workers-ai"),
+                ("HIPPO_EMBED_MODEL", "@cf/x/y"),
+            ],
+            true,
+        )
+        .unwrap_err();
+        assert!(err.contains("HIPPO_EMBED_DIM"), "{err}");
+        let c = parse(
+            &[
+                ("HIPPO_EMBED", "workers-ai"),
+                ("HIPPO_EMBED_MODEL", "@cf/x/y"),
+                ("HIPPO_EMBED_DIM", "512"),
+            ],
+            true,
+        )
+        .unwrap();
+        assert!(matches!(
+            c.embed,
+            EmbedChoice::WorkersAi { dimension: 512, .. }
+        ));
+        let c = parse(
+            &[("HIPPO_LLM_MODEL", "@cf/meta/llama-3.1-8b-instruct")],
+            true,
+        )
+        .unwrap();
+        assert!(matches!(c.llm, Some(LlmChoice::WorkersAi { .. })));
+    }
+
+    #[test]
+    fn mistakes_are_named() {
+        for (vars, needle) in [
+            (vec![("HIPPO_EMBED", "magic")], "HIPPO_EMBED must be"),
+            (vec![("HIPPO_EMBED", "openai")], "HIPPO_EMBED_URL"),
+            (vec![("HIPPO_LLM_URL", "https://x")], "HIPPO_LLM_MODEL"),
+            (vec![("HIPPO_LLM_MODEL", "gpt")], "HIPPO_LLM_URL"),
+            (
+                vec![
+                    ("HIPPO_EMBED", "openai"),
+                    ("HIPPO_EMBED_URL", "https://x"),
+                    ("HIPPO_EMBED_DIM", "zero"),
+                ],
+                "HIPPO_EMBED_DIM",
+            ),
+        ] {
+            let err = parse(&vars, false).unwrap_err();
+            assert!(err.contains(needle), "{vars:?}: {err}");
+        }
+        assert!(
+            parse(&[("HIPPO_TEST_HOOKS", "1")], false)
+                .unwrap()
+                .test_hooks
+        );
+    }
+}

@@ -1,0 +1,446 @@
+//! D1: the source of truth. [`D1Store`] implements the core's [`Store`] port over the schema in
+//! `migrations/`; [`D1VectorIndex`] is the vector index used when no Vectorize binding exists.
+
+pub mod bind;
+mod lexical;
+mod profile;
+mod rows;
+mod vector_cache;
+mod vectors;
+mod writes;
+
+pub use vectors::D1VectorIndex;
+
+use async_trait::async_trait;
+use bind::*;
+use hippo::conversation::Turn;
+use hippo::diary::DiaryEntry;
+use hippo::memory::Memory;
+use hippo::npc::Npc;
+use hippo::pkg::PkgValue;
+use hippo::ports::*;
+use hippo::relationship::Entity;
+use hippo::time::Timestamp;
+use rows::*;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::rc::Rc;
+use wasm_bindgen::JsValue;
+use worker::D1Database;
+
+/// The D1 database handle, shared by the store and the D1 vector index of one request.
+pub type Db = Rc<D1Database>;
+
+/// The store of one request (or cron run): see [`profile`] for what it remembers between
+/// reads, and why that is safe.
+pub struct D1Store {
+    db: Db,
+    read_ahead: profile::ReadAhead,
+}
+
+impl D1Store {
+    pub fn new(db: Db) -> Self {
+        D1Store {
+            db,
+            read_ahead: profile::ReadAhead::default(),
+        }
+    }
+
+    async fn all<T: DeserializeOwned>(&self, sql: &str, params: &[JsValue]) -> PortResult<Vec<T>> {
+        query_all(&self.db, sql, params).await
+    }
+
+    async fn first<T: DeserializeOwned>(
+        &self,
+        sql: &str,
+        params: &[JsValue],
+    ) -> PortResult<Option<T>> {
+        statement(&self.db, sql, params)?
+            .first::<T>(None)
+            .await
+            .map_err(backend)
+    }
+
+    /// The memories of a query selecting [`MEMORY_JSON`].
+    async fn memory_rows(&self, sql: &str, params: &[JsValue]) -> PortResult<Vec<Memory>> {
+        let rows = statement(&self.db, sql, params)?
+            .raw_js_value()
+            .await
+            .map_err(backend)?;
+        rows.iter()
+            .map(|row| {
+                let row = js_sys::Array::from(row);
+                let text = row
+                    .get(0)
+                    .as_string()
+                    .ok_or_else(|| classify("a memory row is not JSON text"))?;
+                let real = |i| row.get(i).as_f64().unwrap_or_default();
+                MemoryRow::from_json(&text, real(1), real(2))
+            })
+            .collect()
+    }
+
+    /// Runs statements in one round trip (and one transaction).
+    async fn batch(
+        &self,
+        statements: Vec<worker::D1PreparedStatement>,
+    ) -> PortResult<Vec<worker::D1Result>> {
+        let results = self.db.batch(statements).await.map_err(backend)?;
+        if let Some(err) = results.iter().find_map(|r| r.error()) {
+            return Err(classify(&err));
+        }
+        Ok(results)
+    }
+
+    async fn run(&self, sql: &str, params: &[JsValue]) -> PortResult<()> {
+        statement(&self.db, sql, params)?
+            .run()
+            .await
+            .map_err(backend)?;
+        Ok(())
+    }
+}
+
+/// Every row of a query.
+pub(crate) async fn query_all<T: DeserializeOwned>(
+    db: &D1Database,
+    sql: &str,
+    params: &[JsValue],
+) -> PortResult<Vec<T>> {
+    let result = statement(db, sql, params)?.all().await.map_err(backend)?;
+    if let Some(err) = result.error() {
+        return Err(classify(&err));
+    }
+    result.results::<T>().map_err(backend)
+}
+
+#[derive(Deserialize)]
+struct Count {
+    n: i64,
+}
+
+#[derive(Deserialize)]
+struct DocStats {
+    docs: i64,
+    avg_len: f64,
+}
+
+#[derive(Deserialize)]
+struct Holder {
+    #[allow(dead_code)]
+    holder: String,
+}
+
+#[derive(Deserialize)]
+struct Value {
+    value: String,
+}
+
+#[derive(Deserialize)]
+struct TurnIndex {
+    turn_index: i64,
+}
+
+#[derive(Deserialize)]
+struct Hit {
+    id: String,
+    score: f64,
+}
+
+/// At most this many terms share one document-frequency statement (one parameter each).
+const DF_TERMS_PER_STATEMENT: usize = 50;
+
+#[async_trait(?Send)]
+impl Store for D1Store {
+    async fn npc(&self, npcid: &str) -> PortResult<Option<Npc>> {
+        self.read_ahead.npc(&self.db, npcid).await
+    }
+
+    async fn list_npcs(&self, after: Option<&str>, limit: usize) -> PortResult<Vec<Npc>> {
+        let sql =
+            format!("SELECT {NPC_COLUMNS} FROM npcs WHERE npcid > ?1 ORDER BY npcid LIMIT ?2");
+        self.all::<NpcRow>(&sql, &[text(after.unwrap_or("")), uint(limit as u64)])
+            .await?
+            .into_iter()
+            .map(NpcRow::into_npc)
+            .collect()
+    }
+
+    async fn pkg(&self, npcid: &str) -> PortResult<Vec<(String, PkgValue)>> {
+        self.read_ahead
+            .profile(&self.db, npcid, |p| p.pkg.clone())
+            .await
+    }
+
+    async fn entities(&self, npcid: &str) -> PortResult<Vec<(String, Entity)>> {
+        self.read_ahead
+            .profile(&self.db, npcid, |p| p.entities.clone())
+            .await
+    }
+
+    async fn diary(&self, npcid: &str) -> PortResult<(String, Vec<DiaryEntry>)> {
+        self.read_ahead
+            .profile(&self.db, npcid, |p| (p.prior.clone(), p.dailies.clone()))
+            .await
+    }
+
+    async fn turns(&self, npcid: &str, after_seq: u64, limit: usize) -> PortResult<Vec<Turn>> {
+        let sql = format!(
+            "SELECT {TURN_COLUMNS} FROM turns WHERE npcid = ?1 AND seq > ?2 \
+             ORDER BY seq LIMIT ?3"
+        );
+        self.all::<TurnRow>(
+            &sql,
+            &[
+                text(npcid),
+                uint(after_seq),
+                uint(limit.min(i64::MAX as usize) as u64),
+            ],
+        )
+        .await?
+        .into_iter()
+        .map(TurnRow::into_turn)
+        .collect()
+    }
+
+    async fn session_indexes(&self, npcid: &str, session_id: &str) -> PortResult<Vec<u32>> {
+        Ok(self
+            .all::<TurnIndex>(
+                "SELECT turn_index FROM turns WHERE npcid = ?1 AND session_id = ?2 \
+                 AND turn_index IS NOT NULL ORDER BY turn_index",
+                &[text(npcid), text(session_id)],
+            )
+            .await?
+            .into_iter()
+            .map(|r| r.turn_index.max(0) as u32)
+            .collect())
+    }
+
+    async fn last_seq(&self, npcid: &str) -> PortResult<u64> {
+        Ok(self
+            .first::<Count>(
+                "SELECT COALESCE(MAX(seq), 0) AS n FROM turns WHERE npcid = ?1",
+                &[text(npcid)],
+            )
+            .await?
+            .map_or(0, |c| c.n.max(0) as u64))
+    }
+
+    async fn memories(&self, npcid: &str, filter: &MemoryFilter) -> PortResult<Vec<Memory>> {
+        let mut sql = format!("SELECT {MEMORY_JSON} FROM memories WHERE npcid = ?1");
+        let mut params = vec![text(npcid)];
+        if let Some(collection) = filter.collection {
+            params.push(text(collection.as_str()));
+            sql += &format!(" AND collection = ?{}", params.len());
+        }
+        if !filter.types.is_empty() {
+            sql += &format!(
+                " AND type IN ({})",
+                placeholders(params.len() + 1, filter.types.len())
+            );
+            params.extend(filter.types.iter().map(|t| text(t.as_str())));
+        }
+        if !filter.include_superseded {
+            sql += " AND superseded_by IS NULL";
+        }
+        if let Some(since) = filter.updated_since {
+            params.push(int(since.ms()));
+            sql += &format!(" AND updated_at >= ?{}", params.len());
+        }
+        // LIMIT -1: no limit (SQLite).
+        let limit = filter.limit.map_or(-1, |l| l.min(i64::MAX as usize) as i64);
+        params.push(int(limit));
+        params.push(uint(filter.offset as u64));
+        sql += &format!(
+            " ORDER BY rid LIMIT ?{} OFFSET ?{}",
+            params.len() - 1,
+            params.len()
+        );
+        self.memory_rows(&sql, &params).await
+    }
+
+    async fn memories_by_id(&self, npcid: &str, ids: &[String]) -> PortResult<Vec<Memory>> {
+        let mut found: HashMap<String, Memory> = HashMap::new();
+        for chunk in ids.chunks(MAX_PARAMS - 1) {
+            let sql = format!(
+                "SELECT {MEMORY_JSON} FROM memories WHERE npcid = ?1 AND id IN ({})",
+                placeholders(2, chunk.len())
+            );
+            let mut params = vec![text(npcid)];
+            params.extend(chunk.iter().map(|id| text(id)));
+            for memory in self.memory_rows(&sql, &params).await? {
+                found.insert(memory.id.clone(), memory);
+            }
+        }
+        // In the order asked; unknown ids are skipped.
+        Ok(ids.iter().filter_map(|id| found.remove(id)).collect())
+    }
+
+    async fn lexical_search(
+        &self,
+        npcid: &str,
+        query: &LexicalQuery,
+        limit: usize,
+    ) -> PortResult<Vec<(String, f64)>> {
+        let Some(expression) = lexical::any_term_query(npcid, &query.terms) else {
+            return Ok(Vec::new());
+        };
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let mut params = vec![text(&expression), text(npcid)];
+        let mut sql = format!(
+            "SELECT m.id AS id, {} AS score FROM memory_fts \
+             JOIN memories m ON m.rid = memory_fts.rowid \
+             WHERE memory_fts MATCH ?1 AND m.npcid = ?2",
+            lexical::bm25_expression()
+        );
+        if !query.collections.is_empty() {
+            sql += &format!(
+                " AND m.collection IN ({})",
+                placeholders(3, query.collections.len())
+            );
+            params.extend(query.collections.iter().map(|c| text(c.as_str())));
+        }
+        params.push(uint(limit as u64));
+        sql += &format!(" ORDER BY score, m.id LIMIT ?{}", params.len());
+        // FTS5's bm25() is lower-is-better; the port wants higher-is-better.
+        Ok(self
+            .all::<Hit>(&sql, &params)
+            .await?
+            .into_iter()
+            .map(|h| (h.id, -h.score))
+            .collect())
+    }
+
+    async fn term_stats(&self, npcid: &str, terms: &[String]) -> PortResult<CorpusStats> {
+        // Document count and average length, then the document frequencies of the terms
+        // (up to DF_TERMS_PER_STATEMENT per statement): all in one round trip.
+        let mut statements = vec![statement(
+            &self.db,
+            "SELECT COUNT(*) AS docs, COALESCE(AVG(lex_len), 0) AS avg_len \
+             FROM memories WHERE npcid = ?1",
+            &[text(npcid)],
+        )?];
+        for chunk in terms.chunks(DF_TERMS_PER_STATEMENT) {
+            let columns: Vec<String> = (0..chunk.len())
+                .map(|i| {
+                    format!(
+                        "(SELECT COUNT(*) FROM memory_fts WHERE memory_fts MATCH ?{}) AS d{i}",
+                        i + 1
+                    )
+                })
+                .collect();
+            let params: Vec<JsValue> = chunk
+                .iter()
+                .map(|t| text(&lexical::one_term_query(npcid, t)))
+                .collect();
+            statements.push(statement(
+                &self.db,
+                &format!("SELECT {}", columns.join(", ")),
+                &params,
+            )?);
+        }
+        let results = self.batch(statements).await?;
+        let stats = results[0]
+            .results::<DocStats>()
+            .map_err(backend)?
+            .pop()
+            .unwrap_or(DocStats {
+                docs: 0,
+                avg_len: 0.0,
+            });
+        let mut df = Vec::with_capacity(terms.len());
+        for (chunk, result) in terms.chunks(DF_TERMS_PER_STATEMENT).zip(&results[1..]) {
+            let row = result
+                .results::<HashMap<String, f64>>()
+                .map_err(backend)?
+                .pop()
+                .unwrap_or_default();
+            df.extend(
+                (0..chunk.len())
+                    .map(|i| row.get(&format!("d{i}")).copied().unwrap_or(0.0) as usize),
+            );
+        }
+        Ok(CorpusStats {
+            docs: stats.docs.max(0) as usize,
+            avg_len: stats.avg_len,
+            df,
+        })
+    }
+
+    async fn commit(&self, npcid: &str, batch: WriteBatch) -> PortResult<()> {
+        let result = self.batch(writes::compile(&self.db, npcid, &batch)?).await;
+        // Whatever the outcome, later reads of this request go to the database again.
+        self.read_ahead.forget();
+        result.map(|_| ())
+    }
+
+    async fn token_by_hash(&self, token_hash: &str) -> PortResult<Option<TokenRecord>> {
+        let sql = format!("SELECT {TOKEN_COLUMNS} FROM tokens WHERE token_hash = ?1");
+        Ok(self
+            .first::<TokenRow>(&sql, &[text(token_hash)])
+            .await?
+            .map(TokenRow::into_record))
+    }
+
+    async fn tokens(&self, npcid: &str) -> PortResult<Vec<TokenRecord>> {
+        let sql = format!(
+            "SELECT {TOKEN_COLUMNS} FROM tokens WHERE npcid = ?1 ORDER BY created_at, token_id"
+        );
+        Ok(self
+            .all::<TokenRow>(&sql, &[text(npcid)])
+            .await?
+            .into_iter()
+            .map(TokenRow::into_record)
+            .collect())
+    }
+
+    async fn acquire_lease(
+        &self,
+        npcid: &str,
+        holder: &str,
+        now: Timestamp,
+        until: Timestamp,
+    ) -> PortResult<bool> {
+        // One statement, so two dreams racing for the lease cannot both win. RETURNING yields
+        // a row only when the lease was inserted or taken over.
+        let taken = self
+            .all::<Holder>(
+                "INSERT INTO leases (npcid, holder, until) SELECT ?1, ?2, ?4 \
+                 WHERE EXISTS (SELECT 1 FROM npcs WHERE npcid = ?1) \
+                 ON CONFLICT (npcid) DO UPDATE SET holder = excluded.holder, \
+                 until = excluded.until \
+                 WHERE leases.holder = excluded.holder OR leases.until <= ?3 \
+                 RETURNING holder",
+                &[text(npcid), text(holder), int(now.ms()), int(until.ms())],
+            )
+            .await?;
+        Ok(!taken.is_empty())
+    }
+
+    async fn release_lease(&self, npcid: &str, holder: &str) -> PortResult<()> {
+        self.run(
+            "DELETE FROM leases WHERE npcid = ?1 AND holder = ?2",
+            &[text(npcid), text(holder)],
+        )
+        .await
+    }
+
+    async fn meta(&self, key: &str) -> PortResult<Option<String>> {
+        Ok(self
+            .first::<Value>("SELECT value FROM meta WHERE key = ?1", &[text(key)])
+            .await?
+            .map(|v| v.value))
+    }
+
+    async fn set_meta(&self, key: &str, value: &str) -> PortResult<()> {
+        self.run(
+            "INSERT INTO meta (key, value) VALUES (?1, ?2) \
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            &[text(key), text(value)],
+        )
+        .await
+    }
+}

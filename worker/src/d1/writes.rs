@@ -1,0 +1,287 @@
+//! A [`WriteBatch`] as one D1 `batch()`: a single transaction, so it lands whole or not at all.
+//!
+//! Layout of the statements:
+//! 1. preconditions (the `commit_guard` table): the expected version, and that the NPC
+//!    exists when the batch writes to it without creating it. A failed precondition
+//!    inserts a row that breaks a named CHECK, which aborts the batch;
+//! 2. one or more statements per write, in order;
+//! 3. the version bump (every commit that leaves the NPC in place increments it).
+
+use super::bind::{self, *};
+use super::lexical::lexical_document;
+use super::rows::{kind_name, role_name};
+use hippo::error::PortError;
+use hippo::ports::{Write, WriteBatch};
+use hippo::relationship::entity_number;
+use wasm_bindgen::JsValue;
+use worker::{D1Database, D1PreparedStatement};
+
+/// Tables that hold rows of an NPC and go when it is deleted. Vector rows belong to the
+/// vector index (its `delete_npc`).
+const NPC_TABLES: [&str; 8] = [
+    "pkg_fields",
+    "entities",
+    "diary_dailies",
+    "turns",
+    "memories",
+    "tokens",
+    "leases",
+    "npcs",
+];
+
+/// Whether the NPC exists at a point of the batch: known from an earlier write of the
+/// batch, or only from the database.
+#[derive(Clone, Copy, PartialEq)]
+enum Existence {
+    FromDatabase,
+    Known(bool),
+}
+
+pub fn compile(
+    db: &D1Database,
+    npcid: &str,
+    batch: &WriteBatch,
+) -> Result<Vec<D1PreparedStatement>, PortError> {
+    let mut out = Vec::with_capacity(batch.writes.len() + 3);
+    if let Some(expected) = batch.expect_version {
+        out.push(statement(
+            db,
+            "INSERT INTO commit_guard (version_ok, npc_ok) SELECT 0, 1 \
+             WHERE (SELECT version FROM npcs WHERE npcid = ?1) IS NOT ?2",
+            &[text(npcid), uint(expected)],
+        )?);
+    }
+    let mut existence = Existence::FromDatabase;
+    let mut needs_existing = false;
+    for write in &batch.writes {
+        match write {
+            Write::PutNpc(_) => existence = Existence::Known(true),
+            Write::DeleteNpc => existence = Existence::Known(false),
+            Write::PutToken { token } if token.npcid != npcid => {
+                return Err(PortError::Backend("token of another NPC".into()))
+            }
+            _ => match existence {
+                Existence::FromDatabase => needs_existing = true,
+                Existence::Known(true) => {}
+                Existence::Known(false) => {
+                    return Err(PortError::Backend(format!("NPC {npcid} does not exist")))
+                }
+            },
+        }
+        push_write(db, npcid, write, &mut out)?;
+    }
+    if needs_existing {
+        // Precondition 1b: goes first, before anything of the batch ran.
+        out.insert(
+            0,
+            statement(
+                db,
+                "INSERT INTO commit_guard (version_ok, npc_ok) SELECT 1, 0 \
+                 WHERE NOT EXISTS (SELECT 1 FROM npcs WHERE npcid = ?1)",
+                &[text(npcid)],
+            )?,
+        );
+    }
+    if batch.writes.iter().any(|w| !matches!(w, Write::DeleteNpc)) {
+        out.push(statement(
+            db,
+            "UPDATE npcs SET version = version + 1 WHERE npcid = ?1",
+            &[text(npcid)],
+        )?);
+    }
+    Ok(out)
+}
+
+fn push_write(
+    db: &D1Database,
+    npcid: &str,
+    write: &Write,
+    out: &mut Vec<D1PreparedStatement>,
+) -> Result<(), PortError> {
+    let id = text(npcid);
+    let mut push = |sql: &str, params: Vec<JsValue>| -> Result<(), PortError> {
+        out.push(statement(db, sql, &params)?);
+        Ok(())
+    };
+    match write {
+        Write::PutNpc(npc) => push(
+            "INSERT INTO npcs (npcid, display_name, created_at, voice_registered, \
+             face_registered, settings, next_entity_seq, watermark) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) \
+             ON CONFLICT (npcid) DO UPDATE SET display_name = excluded.display_name, \
+             created_at = excluded.created_at, voice_registered = excluded.voice_registered, \
+             face_registered = excluded.face_registered, settings = excluded.settings, \
+             next_entity_seq = excluded.next_entity_seq, watermark = excluded.watermark",
+            vec![
+                id,
+                text(&npc.display_name),
+                int(npc.created_at.ms()),
+                flag(npc.voice_registered),
+                flag(npc.face_registered),
+                json(&npc.settings),
+                uint(npc.next_entity_seq as u64),
+                uint(npc.watermark),
+            ],
+        )?,
+        Write::DeleteNpc => {
+            for table in NPC_TABLES {
+                push(
+                    &format!("DELETE FROM {table} WHERE npcid = ?1"),
+                    vec![id.clone()],
+                )?;
+            }
+        }
+        Write::SetPkgField { key, value } => push(
+            // A new field goes after the existing ones; an existing one keeps its place.
+            "INSERT INTO pkg_fields (npcid, key, value, position) VALUES (?1, ?2, ?3, \
+             (SELECT COALESCE(MAX(position), -1) + 1 FROM pkg_fields WHERE npcid = ?1)) \
+             ON CONFLICT (npcid, key) DO UPDATE SET value = excluded.value",
+            vec![id, text(key), json(value)],
+        )?,
+        Write::PutEntity {
+            id: entity_id,
+            entity,
+        } => push(
+            "INSERT INTO entities (npcid, id, num, name, alias, title, remark) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) \
+             ON CONFLICT (npcid, id) DO UPDATE SET num = excluded.num, name = excluded.name, \
+             alias = excluded.alias, title = excluded.title, remark = excluded.remark",
+            vec![
+                id,
+                text(entity_id),
+                uint(entity_number(entity_id).map_or(u32::MAX as u64, u64::from)),
+                text(&entity.name),
+                json(&entity.alias),
+                json(&entity.title),
+                text(&entity.remark),
+            ],
+        )?,
+        Write::DeleteEntity { id: entity_id } => push(
+            "DELETE FROM entities WHERE npcid = ?1 AND id = ?2",
+            vec![id, text(entity_id)],
+        )?,
+        Write::PutDaily { entry } => push(
+            "INSERT INTO diary_dailies (npcid, date, summary) VALUES (?1, ?2, ?3) \
+             ON CONFLICT (npcid, date) DO UPDATE SET summary = excluded.summary",
+            vec![id, text(&entry.date), text(&entry.summary)],
+        )?,
+        Write::DeleteDaily { date } => push(
+            "DELETE FROM diary_dailies WHERE npcid = ?1 AND date = ?2",
+            vec![id, text(date)],
+        )?,
+        Write::SetPrior { prior } => push(
+            "UPDATE npcs SET diary_prior = ?2 WHERE npcid = ?1",
+            vec![id, text(prior)],
+        )?,
+        Write::AppendTurn { turn } => push(
+            // Idempotent on (session_id, turn_index); a taken `seq` is a conflict (a
+            // concurrent append got there first) and aborts the batch.
+            "INSERT INTO turns (npcid, seq, id, session_id, turn_index, kind, role, content, \
+             ts, emotion) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10 \
+             WHERE NOT EXISTS (SELECT 1 FROM turns WHERE npcid = ?1 AND session_id = ?4 \
+             AND turn_index = ?5)",
+            vec![
+                id,
+                uint(turn.seq),
+                text(&turn.id),
+                opt_text(turn.session_id.as_deref()),
+                opt_int(turn.turn_index.map(i64::from)),
+                text(kind_name(turn.kind)),
+                opt_text(turn.role.map(role_name)),
+                text(&turn.content),
+                int(turn.ts.ms()),
+                opt_text(turn.emotion.as_deref()),
+            ],
+        )?,
+        Write::PutMemory { memory: m } => {
+            let doc = lexical_document(m);
+            push(
+                "INSERT INTO memories (npcid, id, collection, type, summary, keywords, \
+                 confidence, importance, source, created_at, updated_at, last_accessed_at, \
+                 access_count, encounter_count, event_time, expires_at, sensitive, \
+                 superseded_by, emotion, context, lex, lex_ctx, lex_len) VALUES (?1, ?2, ?3, ?4, \
+                 ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, \
+                 ?22, ?23) \
+                 ON CONFLICT (npcid, id) DO UPDATE SET collection = excluded.collection, \
+                 type = excluded.type, summary = excluded.summary, \
+                 keywords = excluded.keywords, confidence = excluded.confidence, \
+                 importance = excluded.importance, source = excluded.source, \
+                 created_at = excluded.created_at, updated_at = excluded.updated_at, \
+                 last_accessed_at = excluded.last_accessed_at, \
+                 access_count = excluded.access_count, \
+                 encounter_count = excluded.encounter_count, \
+                 event_time = excluded.event_time, expires_at = excluded.expires_at, \
+                 sensitive = excluded.sensitive, superseded_by = excluded.superseded_by, \
+                 emotion = excluded.emotion, context = excluded.context, lex = excluded.lex, \
+                 lex_ctx = excluded.lex_ctx, lex_len = excluded.lex_len",
+                vec![
+                    id,
+                    text(&m.id),
+                    text(m.collection.as_str()),
+                    text(m.memory_type.as_str()),
+                    text(&m.summary),
+                    json(&m.keywords),
+                    real(m.confidence),
+                    real(m.importance),
+                    text(&m.source),
+                    int(m.created_at.ms()),
+                    int(m.updated_at.ms()),
+                    int(m.last_accessed_at.ms()),
+                    uint(m.access_count as u64),
+                    uint(m.encounter_count as u64),
+                    opt_int(m.event_time.map(|t| t.ms())),
+                    opt_int(m.expires_at.map(|t| t.ms())),
+                    flag(m.sensitive),
+                    opt_text(m.superseded_by.as_deref()),
+                    m.emotion.as_ref().map_or(JsValue::NULL, json),
+                    text(&m.context),
+                    text(&doc.lex),
+                    text(&doc.ctx),
+                    real(doc.len),
+                ],
+            )?
+        }
+        Write::DeleteMemory { id: memory_id } => push(
+            "DELETE FROM memories WHERE npcid = ?1 AND id = ?2",
+            vec![id, text(memory_id)],
+        )?,
+        Write::Touch { ids, at } => {
+            // Applied in place, so concurrent readers never lose a count (SPEC §2.2).
+            for chunk in ids.chunks(bind::MAX_PARAMS - 2) {
+                let mut params = vec![id.clone(), int(at.ms())];
+                params.extend(chunk.iter().map(|m| text(m)));
+                push(
+                    &format!(
+                        "UPDATE memories SET access_count = access_count + 1, \
+                         last_accessed_at = ?2, importance = importance + (1 - importance) * 0.05 \
+                         WHERE npcid = ?1 AND id IN ({})",
+                        placeholders(3, chunk.len())
+                    ),
+                    params,
+                )?;
+            }
+        }
+        Write::SetWatermark { seq } => push(
+            "UPDATE npcs SET watermark = MAX(watermark, ?2) WHERE npcid = ?1",
+            vec![id, uint(*seq)],
+        )?,
+        Write::PutToken { token } => push(
+            "INSERT INTO tokens (token_id, npcid, token_hash, created_at, expires_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5) \
+             ON CONFLICT (npcid, token_id) DO UPDATE SET token_hash = excluded.token_hash, \
+             created_at = excluded.created_at, expires_at = excluded.expires_at",
+            vec![
+                text(&token.token_id),
+                id,
+                text(&token.token_hash),
+                int(token.created_at.ms()),
+                opt_int(token.expires_at.map(|t| t.ms())),
+            ],
+        )?,
+        Write::DeleteToken { token_id } => push(
+            "DELETE FROM tokens WHERE npcid = ?1 AND token_id = ?2",
+            vec![id, text(token_id)],
+        )?,
+    }
+    Ok(())
+}

@@ -1,0 +1,78 @@
+//! The HTTP surface: the route table, the router built from it, and the error shapes.
+
+pub mod auth;
+pub mod body;
+pub mod error;
+mod handlers;
+pub mod openapi;
+pub mod routes;
+
+use error::{HttpError, Surface};
+use routes::{Route, ROUTES};
+use worker::{Env, Method, Request, Response, RouteContext, Router};
+
+async fn run_route(
+    route: &'static Route,
+    req: Request,
+    ctx: RouteContext<()>,
+) -> worker::Result<Response> {
+    let surface = route.surface();
+    Ok(match handlers::serve(route, req, ctx).await {
+        Ok(response) => response,
+        Err(err) => err.response(surface),
+    })
+}
+
+/// The router of [`ROUTES`]: one registration per table entry.
+fn router() -> Router<'static, ()> {
+    let mut router = Router::new();
+    for route in ROUTES {
+        let path = route.router_path();
+        let handler = move |req, ctx| run_route(route, req, ctx);
+        router = match route.method {
+            Method::Get => router.get_async(&path, handler),
+            Method::Post => router.post_async(&path, handler),
+            Method::Put => router.put_async(&path, handler),
+            Method::Delete => router.delete_async(&path, handler),
+            ref other => unreachable!("no route uses {other}"),
+        };
+    }
+    router
+}
+
+/// Whether a response is the router's own plain-text 404/405 (our handlers answer JSON).
+fn is_router_fallback(response: &Response) -> bool {
+    matches!(response.status_code(), 404 | 405)
+        && !response
+            .headers()
+            .get("content-type")
+            .ok()
+            .flatten()
+            .is_some_and(|t| t.starts_with("application/json"))
+}
+
+/// Answers one request. Unknown paths (404) and wrong methods (405, with `Allow`) get the
+/// JSON error shape of their surface, like every other error.
+pub async fn handle(req: Request, env: Env) -> Response {
+    let method = req.method();
+    let path = req.path();
+    let surface = Surface::of_path(&path);
+    let response = match router().run(req, env).await {
+        Ok(response) => response,
+        Err(err) => return HttpError::from(err).response(surface),
+    };
+    if !is_router_fallback(&response) {
+        return response;
+    }
+    let allowed: Vec<String> = routes::methods_for(&path)
+        .iter()
+        .filter(|r| r.method != method)
+        .map(|r| r.method.to_string())
+        .collect();
+    if allowed.is_empty() {
+        return HttpError::route_not_found(method.as_ref(), &path).response(surface);
+    }
+    let mut response = HttpError::method_not_allowed(method.as_ref(), &path).response(surface);
+    let _ = response.headers_mut().set("allow", &allowed.join(", "));
+    response
+}

@@ -1,0 +1,280 @@
+//! The route table: every route the Worker serves, once. The router is built from it and so
+//! is `/openapi.json`, so the two cannot drift apart.
+
+use super::error::Surface;
+use worker::Method;
+
+/// Who may call a route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// No credentials (`/health`, `/openapi.json`, the fake provider).
+    Public,
+    /// `Authorization: Bearer <HIPPO_ADMIN_TOKEN>`.
+    Admin,
+    /// A memory_retrieval token (bound to one NPC).
+    RetrievalToken,
+    /// Only with `HIPPO_TEST_HOOKS=1`; absent from the OpenAPI document.
+    TestHook,
+}
+
+/// What a route does; `http::handlers` has one function per variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Health,
+    OpenApi,
+    ListNpcs,
+    GetNpc,
+    PutNpc,
+    DeleteNpc,
+    GetPkg,
+    PutPkg,
+    GetRelationship,
+    PostRelationship,
+    GetDiary,
+    Dream,
+    AppendConversation,
+    GetConversation,
+    AddMemories,
+    ListMemories,
+    DeleteMemory,
+    SearchMemories,
+    IssueToken,
+    RevokeToken,
+    ExportNpc,
+    ImportNpc,
+    RebuildVectors,
+    Reembed,
+    MemoryRetrieval,
+    FakeRetrieval,
+    StoreSuite,
+    VectorSuite,
+}
+
+/// A query parameter, for the OpenAPI document.
+#[derive(Debug, Clone, Copy)]
+pub struct QueryParam {
+    pub name: &'static str,
+    /// JSON Schema type: `string`, `integer` or `boolean`.
+    pub kind: &'static str,
+    pub description: &'static str,
+}
+
+#[derive(Debug, Clone)]
+pub struct Route {
+    pub method: Method,
+    /// OpenAPI form: `/api/pkg/{npcid}`.
+    pub path: &'static str,
+    pub op: Op,
+    pub access: Access,
+    pub summary: &'static str,
+    /// Component schema of the request body, if the route takes one.
+    pub request: Option<&'static str>,
+    /// Component schema of the 200 response.
+    pub response: &'static str,
+    pub query: &'static [QueryParam],
+}
+
+impl Route {
+    pub fn surface(&self) -> Surface {
+        Surface::of_path(self.path)
+    }
+
+    /// The path in the router's (matchit 0.7) syntax: `/api/pkg/:npcid`.
+    pub fn router_path(&self) -> String {
+        self.path
+            .split('/')
+            .map(
+                |seg| match seg.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
+                    Some(name) => format!(":{name}"),
+                    None => seg.to_string(),
+                },
+            )
+            .collect::<Vec<_>>()
+            .join("/")
+    }
+
+    /// Whether `path` (a concrete request path) has this route's shape.
+    pub fn matches_path(&self, path: &str) -> bool {
+        let pattern: Vec<&str> = self.path.split('/').collect();
+        let actual: Vec<&str> = path.split('/').collect();
+        pattern.len() == actual.len()
+            && pattern.iter().zip(&actual).all(|(p, a)| {
+                if p.starts_with('{') {
+                    !a.is_empty()
+                } else {
+                    p == a
+                }
+            })
+    }
+}
+
+const PAGE: QueryParam = QueryParam {
+    name: "limit",
+    kind: "integer",
+    description: "page size",
+};
+
+macro_rules! route {
+    ($method:ident $path:literal => $op:ident, $access:ident, $summary:literal,
+     req: $req:expr, resp: $resp:literal $(, query: $query:expr)?) => {
+        Route {
+            method: Method::$method,
+            path: $path,
+            op: Op::$op,
+            access: Access::$access,
+            summary: $summary,
+            request: $req,
+            response: $resp,
+            query: route!(@query $($query)?),
+        }
+    };
+    (@query $query:expr) => { $query };
+    (@query) => { &[] };
+}
+
+pub static ROUTES: &[Route] = &[
+    route!(Get "/health" => Health, Public, "Liveness check",
+        req: None, resp: "Ok"),
+    route!(Get "/openapi.json" => OpenApi, Public, "This OpenAPI document",
+        req: None, resp: "OpenApiDocument"),
+    // ---- seed routes (SPEC §3.2) ----
+    route!(Get "/api/pkg/{npcid}" => GetPkg, Admin, "Query the character's PKG",
+        req: None, resp: "PkgView"),
+    route!(Put "/api/pkg/{npcid}" => PutPkg, Admin, "Merge-update PKG fields",
+        req: Some("PkgUpdateRequest"), resp: "PkgUpdateResponse"),
+    route!(Get "/api/relationship/{npcid}" => GetRelationship, Admin, "Query relationships",
+        req: None, resp: "RelationshipView"),
+    route!(Get "/api/diary/{npcid}" => GetDiary, Admin, "Query the diary (dailies newest first)",
+        req: None, resp: "DiaryView"),
+    route!(Post "/api/dream/{npcid}" => Dream, Admin,
+        "Dream: Scan, Diary, Extraction, Cleanup (409 while another dream of the NPC runs)",
+        req: None, resp: "DreamResponse",
+        query: &[QueryParam { name: "dry_run", kind: "boolean",
+            description: "compute every stage, write nothing" }]),
+    // ---- ingestion and administration (SPEC §3.3) ----
+    route!(Get "/api/npc" => ListNpcs, Admin, "List NPCs (paged by npcid)",
+        req: None, resp: "NpcList",
+        query: &[QueryParam { name: "after", kind: "string",
+            description: "the `next` of the previous page" }, PAGE]),
+    route!(Get "/api/npc/{npcid}" => GetNpc, Admin, "Read an NPC's settings and flags",
+        req: None, resp: "NpcView"),
+    route!(Put "/api/npc/{npcid}" => PutNpc, Admin, "Create or update an NPC",
+        req: Some("NpcUpsert"), resp: "NpcView"),
+    route!(Delete "/api/npc/{npcid}" => DeleteNpc, Admin,
+        "Delete an NPC and everything of it (rows, vectors, tokens)",
+        req: None, resp: "Ok"),
+    route!(Post "/api/conversation/{npcid}" => AppendConversation, Admin,
+        "Append conversation turns (idempotent on session_id + turn index)",
+        req: Some("ConversationAppend"), resp: "ConversationAppendResponse"),
+    route!(Get "/api/conversation/{npcid}" => GetConversation, Admin, "Read the conversation log",
+        req: None, resp: "ConversationView",
+        query: &[QueryParam { name: "since", kind: "integer",
+            description: "only entries with seq greater than this" }, PAGE]),
+    route!(Post "/api/relationship/{npcid}" => PostRelationship, Admin,
+        "Apply explicit entity operations", req: Some("EntityOpsRequest"),
+        resp: "EntityOpsResponse"),
+    route!(Post "/api/memories/{npcid}" => AddMemories, Admin,
+        "Add memories (conflict resolution decides insert / reinforce / supersede)",
+        req: Some("AddMemoriesRequest"), resp: "AddMemoriesResponse"),
+    route!(Get "/api/memories/{npcid}" => ListMemories, Admin,
+    "List memories with computed strength and tier", req: None, resp: "MemoryList",
+    query: &[
+        QueryParam { name: "types", kind: "string",
+            description: "comma-separated memory types (empty: all)" },
+        QueryParam { name: "collection", kind: "string",
+            description: "memory (default), content, emotion or all" },
+        QueryParam { name: "include_superseded", kind: "boolean",
+            description: "also list superseded memories" },
+        QueryParam { name: "offset", kind: "integer", description: "skip this many" },
+        PAGE,
+    ]),
+    route!(Delete "/api/memories/{npcid}/{id}" => DeleteMemory, Admin,
+        "Delete a memory (and its vector)", req: None, resp: "Ok"),
+    route!(Post "/api/memories/{npcid}/search" => SearchMemories, Admin,
+        "Search with the retrieval ranking (debug: per-signal contributions)",
+        req: Some("SearchRequest"), resp: "SearchResponse"),
+    route!(Post "/api/npc/{npcid}/tokens" => IssueToken, Admin,
+        "Issue a memory_retrieval token bound to this NPC (shown once)",
+        req: Some("TokenRequest"), resp: "TokenIssued"),
+    route!(Delete "/api/npc/{npcid}/tokens/{token_id}" => RevokeToken, Admin,
+        "Revoke a memory_retrieval token", req: None, resp: "Ok"),
+    route!(Get "/api/npc/{npcid}/export" => ExportNpc, Admin,
+        "Export the NPC's whole memory as one versioned document", req: None,
+        resp: "NpcExport"),
+    route!(Post "/api/npc/{npcid}/import" => ImportNpc, Admin,
+        "Import an export document into this NPC", req: Some("NpcExport"), resp: "NpcView"),
+    route!(Post "/api/npc/{npcid}/vectors/rebuild" => RebuildVectors, Admin,
+        "Rebuild the NPC's vector index from D1 (the source of truth)", req: None,
+        resp: "RebuildResponse"),
+    route!(Post "/api/admin/reembed" => Reembed, Admin,
+        "Adopt the configured embedder and re-embed every NPC, a page per call",
+        req: None, resp: "ReembedResponse",
+        query: &[QueryParam { name: "after", kind: "string",
+            description: "the `next` of the previous call (absent on the first)" }]),
+    // ---- memory_retrieval (SPEC §3.4) ----
+    route!(Post "/memory_retrieval" => MemoryRetrieval, RetrievalToken,
+        "Memories for a live conversation; the token decides the NPC",
+        req: Some("RetrievalRequest"), resp: "RetrievalResponse"),
+    route!(Post "/memory_retrieval/fake" => FakeRetrieval, Public,
+        "Demo provider: the built-in character 01 (灵绯), no token",
+        req: Some("RetrievalRequest"), resp: "RetrievalResponse"),
+    // ---- test hooks (HIPPO_TEST_HOOKS=1 only) ----
+    route!(Post "/__test/store-suite" => StoreSuite, TestHook,
+        "Run the core's backend suite against D1", req: None, resp: "Ok"),
+    route!(Post "/__test/vector-suite" => VectorSuite, TestHook,
+        "Exercise the configured vector index", req: None, resp: "Ok"),
+];
+
+/// The routes whose pattern fits `path`, for 405 answers (`Allow`).
+pub fn methods_for(path: &str) -> Vec<&'static Route> {
+    ROUTES.iter().filter(|r| r.matches_path(path)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn routes_are_unique_and_convert_to_router_syntax() {
+        let mut seen = HashSet::new();
+        for r in ROUTES {
+            assert!(
+                seen.insert((r.method.to_string(), r.path)),
+                "duplicate {r:?}"
+            );
+        }
+        let pkg = ROUTES.iter().find(|r| r.op == Op::RevokeToken).unwrap();
+        assert_eq!(pkg.router_path(), "/api/npc/:npcid/tokens/:token_id");
+    }
+
+    #[test]
+    fn every_api_route_is_admin_and_every_admin_route_is_api() {
+        for r in ROUTES {
+            assert_eq!(
+                r.path.starts_with("/api/"),
+                r.access == Access::Admin,
+                "{r:?}"
+            );
+            if r.path.starts_with("/api/")
+                && r.path != "/api/npc"
+                && !r.path.starts_with("/api/admin/")
+            {
+                assert!(r.path.contains("{npcid}"), "{r:?} must be scoped by npcid");
+            }
+        }
+    }
+
+    #[test]
+    fn path_shapes() {
+        let r = ROUTES.iter().find(|r| r.op == Op::DeleteMemory).unwrap();
+        assert!(r.matches_path("/api/memories/a/m1"));
+        assert!(!r.matches_path("/api/memories/a"));
+        assert!(!r.matches_path("/api/memories/a/"));
+        let methods: Vec<String> = methods_for("/api/pkg/x")
+            .iter()
+            .map(|r| r.method.to_string())
+            .collect();
+        assert_eq!(methods, ["GET", "PUT"]);
+    }
+}

@@ -1,0 +1,230 @@
+//! Test-only routes (`HIPPO_TEST_HOOKS=1`): they run Rust-side suites inside the real Worker
+//! so the Node tests can assert on real bindings (D1 in Miniflare, a stand-in Vectorize).
+
+use crate::app::App;
+use hippo::memory::{Collection, MemoryType};
+use hippo::ports::{VectorFilter, VectorIndex, VectorItem};
+use hippo::store::suite::run_store_suite;
+use serde_json::{json, Value};
+
+fn report(cases: Vec<(String, Result<(), String>)>) -> Value {
+    let failed = cases.iter().filter(|(_, r)| r.is_err()).count();
+    json!({
+        "status": if failed == 0 { "ok" } else { "failed" },
+        "failed": failed,
+        "cases": cases.into_iter().map(|(name, r)| json!({
+            "name": name,
+            "ok": r.is_ok(),
+            "error": r.err(),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// A prefix no earlier run used, so runs against one database never collide.
+fn run_prefix(kind: &str) -> String {
+    format!(
+        "{kind}{}-",
+        hippo::ids::hex(&hippo::ids::random_bytes::<4>())
+    )
+}
+
+/// The core's backend suite against the Worker's store (D1).
+pub async fn store_suite(app: &App) -> Value {
+    let store = app.hippo.ports().store.clone();
+    report(run_store_suite(&*store, &run_prefix("s")).await)
+}
+
+fn item(id: &str, collection: Collection, memory_type: MemoryType, values: [f32; 4]) -> VectorItem {
+    VectorItem {
+        id: id.to_string(),
+        collection,
+        memory_type,
+        values: values.to_vec(),
+    }
+}
+
+macro_rules! check {
+    ($cond:expr, $($msg:tt)+) => {
+        let ok: bool = $cond;
+        if !ok {
+            return Err(format!($($msg)+));
+        }
+    };
+}
+
+fn ids(hits: &[(String, f32)]) -> Vec<&str> {
+    hits.iter().map(|(id, _)| id.as_str()).collect()
+}
+
+async fn namespaces_top_k_and_filters(v: &dyn VectorIndex, p: &str) -> Result<(), String> {
+    let (a, b) = (format!("{p}a"), format!("{p}b"));
+    let err = |e: hippo::error::PortError| e.to_string();
+    v.upsert(
+        &a,
+        vec![
+            item(
+                "m1",
+                Collection::Memory,
+                MemoryType::Profile,
+                [1.0, 0.0, 0.0, 0.0],
+            ),
+            item(
+                "m2",
+                Collection::Memory,
+                MemoryType::Preference,
+                [0.8, 0.6, 0.0, 0.0],
+            ),
+            item(
+                "c1",
+                Collection::Content,
+                MemoryType::History,
+                [0.6, 0.8, 0.0, 0.0],
+            ),
+        ],
+    )
+    .await
+    .map_err(err)?;
+    // Same id in another NPC: must neither overwrite nor leak.
+    v.upsert(
+        &b,
+        vec![item(
+            "m1",
+            Collection::Memory,
+            MemoryType::Profile,
+            [0.0, 0.0, 1.0, 0.0],
+        )],
+    )
+    .await
+    .map_err(err)?;
+    let q = [1.0, 0.0, 0.0, 0.0];
+    let all = v
+        .query(&a, &q, 10, &VectorFilter::default())
+        .await
+        .map_err(err)?;
+    check!(ids(&all) == ["m1", "m2", "c1"], "order {all:?}");
+    check!(
+        (all[0].1 - 1.0).abs() < 1e-4,
+        "cosine of identical vectors {all:?}"
+    );
+    let top = v
+        .query(&a, &q, 2, &VectorFilter::default())
+        .await
+        .map_err(err)?;
+    check!(ids(&top) == ["m1", "m2"], "topK {top:?}");
+    let content = VectorFilter {
+        collections: vec![Collection::Content],
+        types: vec![],
+    };
+    let got = v.query(&a, &q, 10, &content).await.map_err(err)?;
+    check!(ids(&got) == ["c1"], "collection filter {got:?}");
+    let prefs = VectorFilter {
+        collections: vec![Collection::Memory],
+        types: vec![MemoryType::Preference],
+    };
+    let got = v.query(&a, &q, 10, &prefs).await.map_err(err)?;
+    check!(ids(&got) == ["m2"], "type filter {got:?}");
+    let other = v
+        .query(&b, &q, 10, &VectorFilter::default())
+        .await
+        .map_err(err)?;
+    check!(
+        ids(&other) == ["m1"] && other[0].1.abs() < 1e-4,
+        "B's space {other:?}"
+    );
+    Ok(())
+}
+
+async fn deletes(v: &dyn VectorIndex, p: &str) -> Result<(), String> {
+    let (a, b) = (format!("{p}da"), format!("{p}db"));
+    let err = |e: hippo::error::PortError| e.to_string();
+    for npc in [&a, &b] {
+        v.upsert(
+            npc,
+            vec![
+                item(
+                    "x",
+                    Collection::Memory,
+                    MemoryType::Other,
+                    [1.0, 0.0, 0.0, 0.0],
+                ),
+                item(
+                    "y",
+                    Collection::Memory,
+                    MemoryType::Other,
+                    [0.0, 1.0, 0.0, 0.0],
+                ),
+            ],
+        )
+        .await
+        .map_err(err)?;
+    }
+    v.delete(&a, &["x".to_string()]).await.map_err(err)?;
+    let q = [1.0, 0.0, 0.0, 0.0];
+    let got = v
+        .query(&a, &q, 10, &VectorFilter::default())
+        .await
+        .map_err(err)?;
+    check!(ids(&got) == ["y"], "after delete {got:?}");
+    v.delete_npc(&a).await.map_err(err)?;
+    let got = v
+        .query(&a, &q, 10, &VectorFilter::default())
+        .await
+        .map_err(err)?;
+    check!(got.is_empty(), "after delete_npc {got:?}");
+    let got = v
+        .query(&b, &q, 10, &VectorFilter::default())
+        .await
+        .map_err(err)?;
+    check!(ids(&got) == ["x", "y"], "other NPC touched {got:?}");
+    Ok(())
+}
+
+async fn large_upserts(v: &dyn VectorIndex, p: &str) -> Result<(), String> {
+    let npc = format!("{p}bulk");
+    let err = |e: hippo::error::PortError| e.to_string();
+    let items: Vec<VectorItem> = (0..1201)
+        .map(|i| {
+            let angle = i as f32 / 1201.0 * std::f32::consts::FRAC_PI_2;
+            item(
+                &format!("mem_{i:05}"),
+                Collection::Memory,
+                MemoryType::Other,
+                [angle.cos(), angle.sin(), 0.0, 0.0],
+            )
+        })
+        .collect();
+    v.upsert(&npc, items).await.map_err(err)?;
+    let got = v
+        .query(&npc, &[0.0, 1.0, 0.0, 0.0], 3, &VectorFilter::default())
+        .await
+        .map_err(err)?;
+    check!(
+        ids(&got) == ["mem_01200", "mem_01199", "mem_01198"],
+        "bulk {got:?}"
+    );
+    v.delete_npc(&npc).await.map_err(err)?;
+    let got = v
+        .query(&npc, &[0.0, 1.0, 0.0, 0.0], 3, &VectorFilter::default())
+        .await
+        .map_err(err)?;
+    check!(got.is_empty(), "bulk delete_npc left {got:?}");
+    Ok(())
+}
+
+/// The vector-index contract against whichever index the Worker runs (D1, or Vectorize
+/// when `VECTORS` is bound).
+pub async fn vector_suite(app: &App) -> Value {
+    let index = app.hippo.ports().vectors.clone();
+    let p = run_prefix("v");
+    let mut cases = Vec::new();
+    cases.push((
+        "namespaces_top_k_and_filters".to_string(),
+        namespaces_top_k_and_filters(&*index, &p).await,
+    ));
+    cases.push(("deletes".to_string(), deletes(&*index, &p).await));
+    cases.push((
+        "large_upserts".to_string(),
+        large_upserts(&*index, &p).await,
+    ));
+    report(cases)
+}
