@@ -20,7 +20,7 @@ test-rust: setup
 test-wasm: setup
 	cargo build -p hippo --lib --target wasm32-unknown-unknown
 
-test: lint test-rust test-wasm
+test: lint test-rust test-wasm test-worker
 	@echo "all suites passed"
 
 fmt:
