@@ -1,0 +1,79 @@
+//! The one place where Rust values become JS values and back, and where core errors become
+//! JS `Error`s. Everything crosses as plain JSON-compatible objects (the HTTP API's shapes):
+//! maps become plain objects, integers become numbers, never `Map` or `BigInt`.
+
+use hippo::error::PortError;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+/// A JS request object → the core's request type. A shape error is the HTTP API's 400:
+/// code `invalid_request`, with serde's description of what was wrong.
+pub fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, hippo::Error> {
+    serde_wasm_bindgen::from_value(value)
+        .map_err(|e| hippo::Error::invalid(format!("invalid request body: {e}")))
+}
+
+/// Like [`from_js`], but `undefined` / `null` mean "no request object": the type's default.
+pub fn from_js_or_default<T: DeserializeOwned + Default>(
+    value: JsValue,
+) -> Result<T, hippo::Error> {
+    if value.is_undefined() || value.is_null() {
+        Ok(T::default())
+    } else {
+        from_js(value)
+    }
+}
+
+/// A core response → a plain JS object, exactly the JSON the HTTP route answers.
+pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, hippo::Error> {
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| hippo::Error::Internal(format!("cannot convert the response: {e}")))
+}
+
+/// A core error → a JS `Error` whose `message` is what the HTTP API says and whose `code` is
+/// [`hippo::Error::code`] (`invalid_request`, `not_found`, `conflict`, …).
+pub fn to_js_error(error: hippo::Error) -> JsValue {
+    let js = js_sys::Error::new(&error.to_string());
+    // Setting a data property on a fresh Error object cannot fail.
+    let _ = js_sys::Reflect::set(&js, &"code".into(), &error.code().into());
+    js.into()
+}
+
+/// What a JS callback (adapter, embedder, LLM) threw or rejected with, as a port error.
+/// Keeps the thrown `Error`'s message; anything else is stringified.
+pub fn port_error(context: &str, thrown: JsValue) -> PortError {
+    PortError::Backend(format!("{context}: {}", describe(&thrown)))
+}
+
+/// A readable one-line description of any thrown JS value.
+pub fn describe(thrown: &JsValue) -> String {
+    if let Some(error) = thrown.dyn_ref::<js_sys::Error>() {
+        return String::from(error.message());
+    }
+    if let Some(text) = thrown.as_string() {
+        return text;
+    }
+    js_sys::JSON::stringify(thrown)
+        .ok()
+        .and_then(|s| s.as_string())
+        .unwrap_or_else(|| "unknown error".to_string())
+}
+
+/// Resolves a promise, a thenable or a plain value: JS callbacks may be `async` or not.
+pub async fn settle(value: JsValue) -> Result<JsValue, JsValue> {
+    wasm_bindgen_futures::JsFuture::from(js_sys::Promise::resolve(&value)).await
+}
+
+/// `object[name]` if it is a function.
+pub fn method(object: &JsValue, name: &str) -> Option<js_sys::Function> {
+    js_sys::Reflect::get(object, &name.into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+}
+
+/// A property of a JS object, or `undefined`.
+pub fn property(object: &JsValue, name: &str) -> JsValue {
+    js_sys::Reflect::get(object, &name.into()).unwrap_or(JsValue::UNDEFINED)
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Builds the npm package in pkg/: the wasm core (release, wasm32), wasm-bindgen glue for the
+# nodejs, web and bundler targets into pkg/dist/<target>/, each .wasm shrunk with wasm-opt -Oz,
+# and prints the gzip size of the shipped wasm (target: <= 600 KiB).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+WASM_OPT=node_modules/.bin/wasm-opt
+CRATE=hippo_wasm
+RAW=target/wasm32-unknown-unknown/release/$CRATE.wasm
+DIST=pkg/dist
+# The wasm features rustc enables by default for wasm32-unknown-unknown; wasm-opt must accept
+# them and may use no others.
+FEATURES=(--enable-bulk-memory --enable-mutable-globals --enable-nontrapping-float-to-int
+  --enable-sign-ext --enable-reference-types --enable-multivalue)
+
+step() { printf '[pkg] %s\n' "$*"; }
+
+step "cargo build (release, wasm32)"
+cargo build -p hippo-wasm --lib --release --target wasm32-unknown-unknown
+
+rm -rf "$DIST"
+for target in nodejs web bundler; do
+  out=$DIST/$target
+  step "wasm-bindgen --target $target"
+  wasm-bindgen --target "$target" --out-dir "$out" --out-name "$CRATE" --no-typescript "$RAW"
+  step "wasm-opt -Oz ($target)"
+  "$WASM_OPT" -Oz "${FEATURES[@]}" "$out/${CRATE}_bg.wasm" -o "$out/${CRATE}_bg.wasm"
+done
+
+# Each glue directory says which module system its .js files use (the package is "module").
+printf '{ "type": "commonjs" }\n' > "$DIST/nodejs/package.json"
+printf '{ "type": "module" }\n' > "$DIST/web/package.json"
+printf '{ "type": "module" }\n' > "$DIST/bundler/package.json"
+
+raw=$(wc -c < "$DIST/web/${CRATE}_bg.wasm")
+gz=$(gzip -9 -c "$DIST/web/${CRATE}_bg.wasm" | wc -c)
+awk -v raw="$raw" -v gz="$gz" \
+  'BEGIN { printf "[pkg] wasm: %d bytes, %d bytes gzip (%.1f KiB; target <= 600 KiB)\n", raw, gz, gz / 1024 }'
+printf '{ "wasm_bytes": %d, "wasm_gzip_bytes": %d }\n' "$raw" "$gz" > "$DIST/size.json"
