@@ -25,3 +25,20 @@ test: lint test-rust test-wasm
 
 fmt:
 	cargo fmt --all
+
+# --- npm ---
+# The npm package (pkg/): `make pkg` builds pkg/dist (nodejs, web, bundler); `make test-npm`
+# runs the node --test suites, the TypeScript consumer check and the store suite on the
+# persisted wasm store; `make test-browser` drives Debian chromium over the playground.
+pkg: setup
+	bash scripts/build-pkg.sh
+
+test-npm: pkg
+	node --test tests/npm/
+	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+	  cargo test -p hippo-wasm --target wasm32-unknown-unknown --test store_suite
+
+test-browser: pkg
+	bash scripts/setup-browser.sh
+	node --test tests/browser/
+# --- end npm ---

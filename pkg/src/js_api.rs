@@ -6,7 +6,7 @@
 
 use crate::convert::{from_js, from_js_or_default, property, to_js, to_js_error};
 use crate::options;
-use crate::storage::PersistentStore;
+use crate::storage::PersistedState;
 use hippo::api::{self, *};
 use hippo::engine::ListMemoriesQuery;
 use js_sys::Promise;
@@ -24,7 +24,7 @@ const MAX_PAGE: usize = 1000;
 
 struct Inner {
     hippo: hippo::Hippo,
-    store: Rc<PersistentStore>,
+    state: Rc<PersistedState>,
     closed: Cell<bool>,
 }
 
@@ -86,7 +86,7 @@ impl JsHippo {
             let hippo = JsHippo {
                 inner: Rc::new(Inner {
                     hippo: hippo::Hippo::new(opened.ports),
-                    store: opened.store,
+                    state: opened.state,
                     closed: Cell::new(false),
                 }),
             };
@@ -256,7 +256,7 @@ impl JsHippo {
     /// own save, so this only matters for calls whose promises were not awaited.
     pub fn flush(&self) -> Promise {
         call(&self.inner, |i| async move {
-            i.store.flush().await?;
+            i.state.flush().await?;
             Ok(())
         })
     }
@@ -269,7 +269,7 @@ impl JsHippo {
                 return Ok(JsValue::UNDEFINED);
             }
             inner
-                .store
+                .state
                 .close()
                 .await
                 .map_err(|e| to_js_error(e.into()))?;

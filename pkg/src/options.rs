@@ -3,7 +3,8 @@
 
 use crate::convert::property;
 use crate::js_ports::{JsClock, JsEmbedder, JsLlm};
-use crate::storage::{open_storage, PersistentStore};
+use crate::storage::{open_storage, PersistedState, PersistentStore, PersistentVectors};
+use hippo::retrieval::embed::BuiltinEmbedder;
 use hippo::engine::Ports;
 use hippo::ports::{Embedder, Llm};
 use std::rc::Rc;
@@ -12,10 +13,10 @@ use wasm_bindgen::JsCast;
 
 const KNOWN: [&str; 4] = ["storage", "embed", "llm", "clock"];
 
-/// The assembled ports, plus the store itself (for `flush` and `close`).
+/// The assembled ports, plus the persisted state itself (for `flush` and `close`).
 pub struct Opened {
     pub ports: Ports,
-    pub store: Rc<PersistentStore>,
+    pub state: Rc<PersistedState>,
 }
 
 pub async fn open(options: JsValue) -> Result<Opened, hippo::Error> {
@@ -40,31 +41,23 @@ pub async fn open(options: JsValue) -> Result<Opened, hippo::Error> {
     let clock = Rc::new(JsClock::from_option(property(&options, "clock"))?);
     let embedder: Rc<dyn Embedder> = match present(property(&options, "embed")) {
         Some(option) => Rc::new(JsEmbedder::from_option(option).await?),
-        None => builtin_embedder(),
+        None => Rc::new(BuiltinEmbedder::new()),
     };
     let llm: Option<Rc<dyn Llm>> = match present(property(&options, "llm")) {
         Some(option) => Some(Rc::new(JsLlm::from_option(option)?)),
         None => None,
     };
-    let store = Rc::new(open_storage(&property(&options, "storage")).await?);
+    let state = Rc::new(open_storage(&property(&options, "storage")).await?);
     let ports = Ports {
-        store: store.clone(),
-        vectors: builtin_vector_index(),
+        store: Rc::new(PersistentStore(state.clone())),
+        vectors: Rc::new(PersistentVectors(state.clone())),
         embedder,
         llm,
         clock,
     };
-    Ok(Opened { ports, store })
+    Ok(Opened { ports, state })
 }
 
 fn present(value: JsValue) -> Option<JsValue> {
     (!value.is_undefined() && !value.is_null()).then_some(value)
-}
-
-fn builtin_embedder() -> Rc<dyn Embedder> {
-    todo!("wire the core's built-in embedder after merging main")
-}
-
-fn builtin_vector_index() -> Rc<dyn hippo::ports::VectorIndex> {
-    todo!("wire the core's in-memory vector index after merging main")
 }

@@ -13,6 +13,8 @@ pub const FORMAT_VERSION: u16 = 1;
 
 /// The core store's own snapshot (`MemoryStore::snapshot`), which carries its own version.
 pub const STORE_SECTION: [u8; 4] = *b"STOR";
+/// The vector index's snapshot (`MemoryVectorIndex::snapshot`), also self-versioned.
+pub const VECTORS_SECTION: [u8; 4] = *b"VECS";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Section {

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Installs Debian's chromium for the browser tests, once (playwright cannot download browsers
+# on these machines; playwright-core drives /usr/bin/chromium instead).
+set -euo pipefail
+if [ -x /usr/bin/chromium ]; then
+  exit 0
+fi
+echo "[setup-browser] installing chromium from Debian"
+if [ "$(id -u)" -eq 0 ]; then SUDO=; else SUDO=sudo; fi
+$SUDO apt-get update
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y chromium
