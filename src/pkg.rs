@@ -1,8 +1,13 @@
 //! The Personal Knowledge Graph and its merge-update rules (SPEC §2.1, seed "Update Rules").
+//!
+//! [`merge_updates`] is pure: it computes what a `PUT /api/pkg` request changes without
+//! touching the PKG, so the engine can turn the result into per-field store writes and
+//! [`apply_merge`] can replay it on an in-memory copy.
 
 use crate::error::{Error, Result};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// A PKG field's value: a string, a list of strings, or a boolean (registration flags only).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,7 +31,7 @@ pub struct PkgUpdate {
 /// The result of merging updates into a PKG: the fields to write and the keys applied.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PkgMerge {
-    /// New values of the fields that changed or were applied, in request order.
+    /// Final values of the fields whose value changed, in order of first appearance.
     pub changes: Vec<(String, PkgValue)>,
     /// `updated_fields`: keys applied, in request order, without repeats.
     pub updated_fields: Vec<String>,
@@ -51,6 +56,12 @@ pub const MULTI_VALUE_LIMITS: [(&str, usize); 9] = [
 /// Regular (single-value) strings are cut to this many Unicode scalar values.
 pub const MAX_TEXT_CHARS: usize = 1024;
 
+/// Field names longer than this (Unicode scalar values) are rejected.
+pub const MAX_KEY_CHARS: usize = 128;
+
+/// The field that is written once and then never overwritten by a merge.
+pub const NAME_FIELD: &str = "Name";
+
 /// The item limit of a multi-value field, or `None` for a regular field.
 pub fn item_limit(key: &str) -> Option<usize> {
     MULTI_VALUE_LIMITS
@@ -59,7 +70,369 @@ pub fn item_limit(key: &str) -> Option<usize> {
         .map(|(_, n)| *n)
 }
 
-#[doc(hidden)]
-pub fn _placeholder(_: &Pkg, _: &[PkgUpdate]) -> Result<PkgMerge> {
-    Err(Error::Internal("unimplemented".into()))
+/// Splits a comma-separated multi-value string on `,` `，` `、`, trims the parts and drops
+/// empty ones.
+pub fn split_values(text: &str) -> Vec<String> {
+    text.split([',', '，', '、'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Merges `updates` into `current` by SPEC §2.1, without modifying it.
+///
+/// Items are applied in order, each seeing the effect of the ones before it. Decisions the
+/// seed leaves open:
+/// - Keys are trimmed; a key that is empty after trimming is ignored. Keys are otherwise
+///   case-sensitive (`hobbies` is a regular field, `Hobbies` a multi-value one).
+/// - Items ignored because of their key (empty, protected) are not validated, so a client
+///   sending `{"key": "voice_registered", "value": true}` gets a silent no-op, not a 400.
+///   Every other item must carry a string, a number (taken as its text) or an array of those.
+/// - Multi-value items are trimmed, cut to [`MAX_TEXT_CHARS`], and compared case-insensitively
+///   (the newest spelling wins). An update with no items left after splitting (`""`, `[]`,
+///   `" , "`) appends nothing: the field is unchanged and the key is not in `updated_fields`.
+/// - Regular values are trimmed and then cut; an empty string overwrites (it clears the field).
+/// - A key applied with an unchanged value is listed in `updated_fields` but has no `changes`.
+pub fn merge_updates(current: &Pkg, updates: &[PkgUpdate]) -> Result<PkgMerge> {
+    if updates.is_empty() {
+        return Err(Error::invalid("updates cannot be empty"));
+    }
+    let mut working = current.clone();
+    let mut updated_fields: Vec<String> = Vec::new();
+    let mut changed_keys: Vec<String> = Vec::new();
+
+    for (index, update) in updates.iter().enumerate() {
+        let key = update.key.trim();
+        if key.is_empty() || PROTECTED_FIELDS.contains(&key) {
+            continue;
+        }
+        if key.chars().count() > MAX_KEY_CHARS {
+            return Err(Error::invalid(format!(
+                "updates[{index}].key must be at most {MAX_KEY_CHARS} characters"
+            )));
+        }
+        let parts = value_parts(&update.value).ok_or_else(|| {
+            Error::invalid(format!(
+                "updates[{index}].value must be a string or an array of strings"
+            ))
+        })?;
+        if key == NAME_FIELD && working.get(NAME_FIELD).is_some_and(is_set) {
+            continue;
+        }
+        let new_value = match item_limit(key) {
+            Some(limit) => {
+                let items: Vec<String> = parts.iter().flat_map(|p| split_values(p)).collect();
+                if items.is_empty() {
+                    continue;
+                }
+                let existing = working.get(key).map(list_items).unwrap_or_default();
+                PkgValue::List(append_items(existing, items, limit))
+            }
+            None => PkgValue::Text(regular_text(&update.value, &parts)),
+        };
+        if working.get(key) != Some(&new_value) {
+            working.insert(key.to_owned(), new_value);
+            push_unique(&mut changed_keys, key);
+        }
+        push_unique(&mut updated_fields, key);
+    }
+
+    let changes = changed_keys
+        .into_iter()
+        .filter_map(|key| {
+            let value = working.get(&key)?.clone();
+            (current.get(&key) != Some(&value)).then_some((key, value))
+        })
+        .collect();
+    Ok(PkgMerge {
+        changes,
+        updated_fields,
+    })
+}
+
+/// Applies a merge: new keys are appended, existing keys keep their place.
+pub fn apply_merge(pkg: &mut Pkg, merge: &PkgMerge) {
+    for (key, value) in &merge.changes {
+        pkg.insert(key.clone(), value.clone());
+    }
+}
+
+/// The `GET /api/pkg` shape: the stored fields, then the two registration flags.
+pub fn pkg_view(mut fields: Pkg, voice_registered: bool, face_registered: bool) -> Pkg {
+    for key in PROTECTED_FIELDS {
+        fields.shift_remove(key);
+    }
+    fields.insert(
+        PROTECTED_FIELDS[0].to_owned(),
+        PkgValue::Flag(voice_registered),
+    );
+    fields.insert(
+        PROTECTED_FIELDS[1].to_owned(),
+        PkgValue::Flag(face_registered),
+    );
+    fields
+}
+
+/// The value's strings: a string or number alone, or each item of an array of those.
+fn value_parts(value: &Value) -> Option<Vec<String>> {
+    match value {
+        Value::Array(items) => items.iter().map(scalar_text).collect(),
+        other => scalar_text(other).map(|s| vec![s]),
+    }
+}
+
+fn scalar_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// A regular field's new text: a lone string as given, an array joined with `, `.
+fn regular_text(value: &Value, parts: &[String]) -> String {
+    let text = if value.is_array() {
+        parts
+            .iter()
+            .map(|p| p.trim())
+            .filter(|p| !p.is_empty())
+            .collect::<Vec<_>>()
+            .join(", ")
+    } else {
+        parts.concat().trim().to_owned()
+    };
+    cut_chars(&text, MAX_TEXT_CHARS)
+}
+
+/// Appends `items` to `existing`: an item already present (case-insensitively) moves to the
+/// end with the new spelling; then only the latest `limit` items are kept.
+fn append_items(mut list: Vec<String>, items: Vec<String>, limit: usize) -> Vec<String> {
+    for item in items {
+        let item = cut_chars(&item, MAX_TEXT_CHARS);
+        let folded = item.to_lowercase();
+        list.retain(|old| old.to_lowercase() != folded);
+        list.push(item);
+    }
+    let excess = list.len().saturating_sub(limit);
+    list.drain(..excess);
+    list
+}
+
+/// A stored value read as a multi-value list (a stray string is split like an update).
+fn list_items(value: &PkgValue) -> Vec<String> {
+    match value {
+        PkgValue::List(items) => items.clone(),
+        PkgValue::Text(text) => split_values(text),
+        PkgValue::Flag(_) => Vec::new(),
+    }
+}
+
+fn is_set(value: &PkgValue) -> bool {
+    match value {
+        PkgValue::Text(text) => !text.trim().is_empty(),
+        PkgValue::List(items) => items.iter().any(|i| !i.trim().is_empty()),
+        PkgValue::Flag(_) => true,
+    }
+}
+
+/// The first `max` Unicode scalar values of `text`.
+pub fn cut_chars(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((byte, _)) => text[..byte].to_owned(),
+        None => text.to_owned(),
+    }
+}
+
+fn push_unique(keys: &mut Vec<String>, key: &str) {
+    if !keys.iter().any(|k| k == key) {
+        keys.push(key.to_owned());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn up(key: &str, value: Value) -> PkgUpdate {
+        PkgUpdate {
+            key: key.into(),
+            value,
+        }
+    }
+
+    fn list(items: &[&str]) -> PkgValue {
+        PkgValue::List(items.iter().map(|s| s.to_string()).collect())
+    }
+
+    fn merged(current: &Pkg, updates: &[PkgUpdate]) -> (Pkg, Vec<String>) {
+        let merge = merge_updates(current, updates).unwrap();
+        let mut pkg = current.clone();
+        apply_merge(&mut pkg, &merge);
+        (pkg, merge.updated_fields)
+    }
+
+    #[test]
+    fn splits_on_ascii_and_chinese_separators() {
+        assert_eq!(
+            split_values(" Swimming,Painting，读书、 跑步 ,, "),
+            ["Swimming", "Painting", "读书", "跑步"]
+        );
+        assert!(split_values(" , ，、").is_empty());
+    }
+
+    #[test]
+    fn empty_updates_are_rejected() {
+        let err = merge_updates(&Pkg::new(), &[]).unwrap_err();
+        assert_eq!(err, Error::invalid("updates cannot be empty"));
+    }
+
+    #[test]
+    fn seed_example_appends_string_and_array_values() {
+        let (pkg, fields) = merged(
+            &Pkg::new(),
+            &[
+                up("Hobbies", json!("Swimming,Painting")),
+                up("Favorite Books", json!(["Three-Body Problem", "Solitude"])),
+            ],
+        );
+        assert_eq!(fields, ["Hobbies", "Favorite Books"]);
+        assert_eq!(pkg["Hobbies"], list(&["Swimming", "Painting"]));
+        assert_eq!(
+            pkg["Favorite Books"],
+            list(&["Three-Body Problem", "Solitude"])
+        );
+    }
+
+    #[test]
+    fn present_value_moves_to_end_and_latest_n_are_kept() {
+        let mut pkg = Pkg::new();
+        pkg.insert("Nickname".into(), list(&["A", "B", "C", "D", "E"]));
+        let (pkg, _) = merged(&pkg, &[up("Nickname", json!("b, F"))]);
+        assert_eq!(pkg["Nickname"], list(&["C", "D", "E", "b", "F"]));
+    }
+
+    #[test]
+    fn regular_fields_overwrite_join_arrays_and_cut_by_chars() {
+        let mut pkg = Pkg::new();
+        pkg.insert("City".into(), PkgValue::Text("Berlin".into()));
+        let long = "猫".repeat(MAX_TEXT_CHARS + 5);
+        let (pkg, fields) = merged(
+            &pkg,
+            &[
+                up("City", json!("Bangkok")),
+                up("Jobs", json!(["teacher", " ", "writer"])),
+                up("Bio", json!(long)),
+                up("Age", json!(30)),
+            ],
+        );
+        assert_eq!(fields, ["City", "Jobs", "Bio", "Age"]);
+        assert_eq!(pkg["City"], PkgValue::Text("Bangkok".into()));
+        assert_eq!(pkg["Jobs"], PkgValue::Text("teacher, writer".into()));
+        assert_eq!(pkg["Bio"], PkgValue::Text("猫".repeat(MAX_TEXT_CHARS)));
+        assert_eq!(pkg["Age"], PkgValue::Text("30".into()));
+        assert_eq!(pkg.get_index(0).unwrap().0, "City");
+    }
+
+    #[test]
+    fn ignored_keys_are_not_reported() {
+        let mut pkg = Pkg::new();
+        pkg.insert("Name".into(), PkgValue::Text("Xiao Ming".into()));
+        let (after, fields) = merged(
+            &pkg,
+            &[
+                up("", json!("x")),
+                up("   ", json!("x")),
+                up("voice_registered", json!(true)),
+                up("face_registered", json!("yes")),
+                up("Name", json!("Someone Else")),
+                up("Hobbies", json!("")),
+            ],
+        );
+        assert!(fields.is_empty());
+        assert_eq!(after, pkg);
+    }
+
+    #[test]
+    fn name_is_set_once_even_within_one_request() {
+        let (pkg, fields) = merged(
+            &Pkg::new(),
+            &[up("Name", json!("Xiao Ming")), up("Name", json!("Other"))],
+        );
+        assert_eq!(fields, ["Name"]);
+        assert_eq!(pkg["Name"], PkgValue::Text("Xiao Ming".into()));
+    }
+
+    #[test]
+    fn repeated_keys_are_listed_once_and_changes_hold_the_final_value() {
+        let merge = merge_updates(
+            &Pkg::new(),
+            &[
+                up("Hobbies", json!("Reading")),
+                up("City", json!("Paris")),
+                up("Hobbies", json!(["Running"])),
+            ],
+        )
+        .unwrap();
+        assert_eq!(merge.updated_fields, ["Hobbies", "City"]);
+        assert_eq!(
+            merge.changes,
+            [
+                ("Hobbies".to_string(), list(&["Reading", "Running"])),
+                ("City".to_string(), PkgValue::Text("Paris".into())),
+            ]
+        );
+    }
+
+    #[test]
+    fn unchanged_value_is_applied_without_a_change() {
+        let mut pkg = Pkg::new();
+        pkg.insert("City".into(), PkgValue::Text("Paris".into()));
+        let merge = merge_updates(&pkg, &[up("City", json!(" Paris "))]).unwrap();
+        assert_eq!(merge.updated_fields, ["City"]);
+        assert!(merge.changes.is_empty());
+    }
+
+    #[test]
+    fn bad_values_and_keys_name_the_index() {
+        for bad in [
+            json!(null),
+            json!({"a": 1}),
+            json!(true),
+            json!(["ok", {"b": 2}]),
+        ] {
+            let err = merge_updates(
+                &Pkg::new(),
+                &[
+                    up("City", json!("x")),
+                    up("Hobbies", json!("y")),
+                    up("Bio", bad),
+                ],
+            )
+            .unwrap_err();
+            assert_eq!(
+                err,
+                Error::invalid("updates[2].value must be a string or an array of strings")
+            );
+        }
+        let err = merge_updates(&Pkg::new(), &[up(&"k".repeat(129), json!("v"))]).unwrap_err();
+        assert!(matches!(err, Error::InvalidInput(m) if m.starts_with("updates[0].key")));
+        assert!(merge_updates(&Pkg::new(), &[up(&"键".repeat(128), json!("v"))]).is_ok());
+    }
+
+    #[test]
+    fn view_appends_flags_after_fields() {
+        let mut pkg = Pkg::new();
+        pkg.insert("Name".into(), PkgValue::Text("Xiao Ming".into()));
+        pkg.insert("voice_registered".into(), PkgValue::Flag(false));
+        let view = pkg_view(pkg, true, false);
+        let keys: Vec<_> = view.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["Name", "voice_registered", "face_registered"]);
+        assert_eq!(view["voice_registered"], PkgValue::Flag(true));
+        assert_eq!(
+            serde_json::to_value(&view).unwrap(),
+            json!({"Name": "Xiao Ming", "voice_registered": true, "face_registered": false})
+        );
+    }
 }

@@ -22,6 +22,7 @@ pub type PortResult<T> = Result<T, PortError>;
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Write {
     /// Create the NPC or replace its record (settings, flags, watermark, entity sequence).
+    /// The stored `version` is the store's own: the one in the record is ignored.
     PutNpc(Npc),
     /// Delete the NPC and every row of it (PKG, relationships, diary, log, memories, tokens).
     DeleteNpc,
@@ -166,6 +167,8 @@ pub trait Store {
     async fn diary(&self, npcid: &str) -> PortResult<(String, Vec<DiaryEntry>)>;
     /// Log entries with `seq > after_seq`, in `seq` order, at most `limit`.
     async fn turns(&self, npcid: &str, after_seq: u64, limit: usize) -> PortResult<Vec<Turn>>;
+    /// The `turn_index`es already stored for one session (for idempotent appends).
+    async fn session_indexes(&self, npcid: &str, session_id: &str) -> PortResult<Vec<u32>>;
     /// The highest `seq` in the NPC's log (0 if empty).
     async fn last_seq(&self, npcid: &str) -> PortResult<u64>;
     async fn memories(&self, npcid: &str, filter: &MemoryFilter) -> PortResult<Vec<Memory>>;

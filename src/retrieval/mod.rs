@@ -1,2 +1,19 @@
 //! Retrieval: tokenizer, lexical index, built-in embedder, time expressions, and the one
 //! ranking function (SPEC §2.4).
+//!
+//! The flow every caller (memory_retrieval, the search route, the npm API) follows:
+//! 1. [`tokenize::tokenize_query`] the query; [`timeparse::parse_time_range`] the `time_hint`
+//!    and the query;
+//! 2. candidate generation: the lexical index's top [`rank::LEXICAL_CANDIDATES`] ∪ the vector
+//!    index's top [`rank::VECTOR_CANDIDATES`], plus the small always-present sets (PKG fields,
+//!    relationship entities, diary dailies), minus the exclusions of [`rank`];
+//! 3. [`rank::rank`] with the corpus statistics of the query terms;
+//! 4. [`protocol::render_retrieval`] (memory_retrieval) or [`protocol::render_search`].
+
+pub mod embed;
+pub mod lexical;
+pub mod protocol;
+pub mod rank;
+mod stopwords;
+pub mod timeparse;
+pub mod tokenize;

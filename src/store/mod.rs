@@ -1,2 +1,7 @@
 //! Store implementations that live in the core: in memory (tests, npm, browser), and the one
 //! backend test suite every store runs.
+
+pub mod memory;
+pub mod suite;
+
+pub use memory::{MemoryStore, MemoryVectorIndex};

@@ -1,0 +1,167 @@
+//! Appending to and reading the conversation log (SPEC §3.3).
+
+use super::{Hippo, MAX_ATTEMPTS};
+use crate::api::*;
+use crate::conversation::{EntryKind, Role, Turn};
+use crate::error::{Error, Result};
+use crate::ids::{new_id, validate_npcid};
+use crate::ports::{Write, WriteBatch};
+
+/// Limits of one append request.
+pub const MAX_TURNS_PER_APPEND: usize = 500;
+pub const MAX_TURN_CHARS: usize = 8_000;
+pub const MAX_SUMMARY_CHARS: usize = 8_000;
+pub const MAX_SESSION_ID_CHARS: usize = 128;
+/// Page size bounds of `GET /api/conversation`.
+pub const LOG_PAGE_DEFAULT: usize = 100;
+pub const LOG_PAGE_MAX: usize = 1_000;
+
+/// The index a session's summary is stored under: one summary per session, so a re-sent
+/// summary is a duplicate like a re-sent turn.
+pub const SUMMARY_INDEX: u32 = u32::MAX;
+
+fn parse_role(role: &str, i: usize) -> Result<Role> {
+    match role {
+        "user" => Ok(Role::User),
+        "assistant" => Ok(Role::Assistant),
+        _ => Err(Error::invalid(format!(
+            "turns[{i}].role must be \"user\" or \"assistant\""
+        ))),
+    }
+}
+
+fn check_text(text: &str, what: &str, max: usize) -> Result<()> {
+    if text.trim().is_empty() {
+        return Err(Error::invalid(format!("{what} cannot be empty")));
+    }
+    if text.chars().count() > max {
+        return Err(Error::invalid(format!(
+            "{what} is longer than {max} characters"
+        )));
+    }
+    Ok(())
+}
+
+impl Hippo {
+    /// Appends turns (and an optional session summary). Idempotent on
+    /// `(session_id, turn index)`: a turn whose index is already stored for its session is
+    /// counted in `duplicates` and not stored again. A turn's index defaults to its position
+    /// in the request, so re-sending a whole session changes nothing; clients appending turn
+    /// by turn send `index`.
+    pub async fn append_conversation(
+        &self,
+        npcid: &str,
+        req: ConversationAppend,
+    ) -> Result<ConversationAppendResponse> {
+        validate_npcid(npcid)?;
+        if req.turns.is_empty() && req.summary.is_none() {
+            return Err(Error::invalid("turns cannot be empty"));
+        }
+        if req.turns.len() > MAX_TURNS_PER_APPEND {
+            return Err(Error::invalid(format!(
+                "at most {MAX_TURNS_PER_APPEND} turns per request"
+            )));
+        }
+        if let Some(s) = &req.session_id {
+            check_text(s, "session_id", MAX_SESSION_ID_CHARS)?;
+        }
+        let mut parsed = Vec::with_capacity(req.turns.len());
+        for (i, t) in req.turns.iter().enumerate() {
+            let role = parse_role(&t.role, i)?;
+            check_text(&t.content, &format!("turns[{i}].content"), MAX_TURN_CHARS)?;
+            let index = t.index.unwrap_or(i as u32);
+            if index == SUMMARY_INDEX {
+                return Err(Error::invalid(format!("turns[{i}].index is out of range")));
+            }
+            parsed.push((role, index));
+        }
+        if let Some(s) = &req.summary {
+            check_text(s, "summary", MAX_SUMMARY_CHARS)?;
+        }
+        for _ in 0..MAX_ATTEMPTS {
+            let npc = self.require_npc(npcid).await?;
+            let now = self.now();
+            let mut seq = self.ports.store.last_seq(npcid).await?;
+            let known: Vec<u32> = match &req.session_id {
+                Some(s) => self.ports.store.session_indexes(npcid, s).await?,
+                None => Vec::new(),
+            };
+            let mut batch = WriteBatch::expecting(npc.version);
+            let mut appended = 0;
+            let mut duplicates = 0;
+            let mut seen = Vec::new();
+            for (t, (role, index)) in req.turns.iter().zip(&parsed) {
+                let session_index = req.session_id.as_ref().map(|_| *index);
+                if let Some(ix) = session_index {
+                    if known.contains(&ix) || seen.contains(&ix) {
+                        duplicates += 1;
+                        continue;
+                    }
+                    seen.push(ix);
+                }
+                seq += 1;
+                appended += 1;
+                batch.push(Write::AppendTurn {
+                    turn: Turn {
+                        id: new_id("turn"),
+                        seq,
+                        session_id: req.session_id.clone(),
+                        turn_index: session_index,
+                        kind: EntryKind::Turn,
+                        role: Some(*role),
+                        content: t.content.clone(),
+                        ts: t.ts.unwrap_or(now),
+                        emotion: t.emotion.clone(),
+                    },
+                });
+            }
+            let summary = req.summary.as_ref().filter(|_| {
+                let repeated = req.session_id.is_some() && known.contains(&SUMMARY_INDEX);
+                duplicates += usize::from(repeated);
+                !repeated
+            });
+            if let Some(summary) = summary {
+                seq += 1;
+                appended += 1;
+                batch.push(Write::AppendTurn {
+                    turn: Turn {
+                        id: new_id("sum"),
+                        seq,
+                        session_id: req.session_id.clone(),
+                        turn_index: req.session_id.as_ref().map(|_| SUMMARY_INDEX),
+                        kind: EntryKind::Summary,
+                        role: None,
+                        content: summary.clone(),
+                        ts: now,
+                        emotion: None,
+                    },
+                });
+            }
+            if self.try_commit(npcid, batch).await? {
+                return Ok(ConversationAppendResponse {
+                    status: "ok".into(),
+                    appended,
+                    duplicates,
+                    last_seq: seq,
+                });
+            }
+        }
+        Err(Self::too_contended(npcid))
+    }
+
+    /// Log entries with `seq > since`, oldest first.
+    pub async fn get_conversation(
+        &self,
+        npcid: &str,
+        since: u64,
+        limit: usize,
+    ) -> Result<ConversationView> {
+        let npc = self.require_npc(npcid).await?;
+        let limit = limit.clamp(1, LOG_PAGE_MAX);
+        Ok(ConversationView {
+            npcid: npcid.to_string(),
+            turns: self.ports.store.turns(npcid, since, limit).await?,
+            watermark: npc.watermark,
+        })
+    }
+}

@@ -1,0 +1,166 @@
+//! [`Hippo`]: the operations every binding exposes (HTTP routes, npm methods), over the ports.
+//!
+//! Each method takes the same request object as its HTTP route and returns the same response
+//! object. The rules live in their own modules (`pkg`, `relationship`, `memory`, `retrieval`,
+//! `dream`); the engine reads what a rule needs, applies it, and commits the resulting
+//! writes as one atomic [`WriteBatch`], retrying when another writer got there first.
+
+mod conversation;
+mod memories;
+mod npcs;
+mod search;
+mod tokens;
+mod transfer;
+
+pub use conversation::{LOG_PAGE_DEFAULT, LOG_PAGE_MAX};
+pub use memories::{embedding_text, MemoryPlan, NewMemory, MEMORY_PAGE_DEFAULT, MEMORY_PAGE_MAX};
+pub use npcs::{NPC_PAGE_DEFAULT, NPC_PAGE_MAX};
+
+use crate::error::{Error, PortError, Result};
+use crate::ids::validate_npcid;
+use crate::memory::strength::DecayConfig;
+use crate::npc::Npc;
+use crate::ports::{Clock, Embedder, Llm, Store, VectorIndex, WriteBatch};
+use crate::time::Timestamp;
+use std::cell::Cell;
+use std::rc::Rc;
+
+/// The outside world, as the core sees it.
+#[derive(Clone)]
+pub struct Ports {
+    pub store: Rc<dyn Store>,
+    pub vectors: Rc<dyn VectorIndex>,
+    pub embedder: Rc<dyn Embedder>,
+    /// `None`: the built-in extractor and summarizer serve.
+    pub llm: Option<Rc<dyn Llm>>,
+    pub clock: Rc<dyn Clock>,
+}
+
+/// Query of `GET /api/memories/{npcid}`.
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct ListMemoriesQuery {
+    /// Types to keep; empty = all. Unknown names are ignored.
+    #[serde(default)]
+    pub types: Vec<String>,
+    /// `memory` (default), `content`, `emotion` or `all`.
+    #[serde(default)]
+    pub collection: Option<String>,
+    #[serde(default)]
+    pub include_superseded: bool,
+    #[serde(default)]
+    pub offset: usize,
+    /// Default 50, at most 500.
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+/// How many times a read-compute-commit cycle is retried when another writer of the same
+/// NPC committed in between (optimistic concurrency on the NPC's version).
+const MAX_ATTEMPTS: usize = 16;
+
+/// The meta key recording which embedder the database's vectors come from.
+const EMBEDDER_META_KEY: &str = "embedder";
+
+pub struct Hippo {
+    ports: Ports,
+    decay: DecayConfig,
+    embedder_checked: Cell<bool>,
+}
+
+impl Hippo {
+    pub fn new(ports: Ports) -> Self {
+        Hippo {
+            ports,
+            decay: DecayConfig::default(),
+            embedder_checked: Cell::new(false),
+        }
+    }
+
+    pub fn ports(&self) -> &Ports {
+        &self.ports
+    }
+
+    pub fn decay(&self) -> &DecayConfig {
+        &self.decay
+    }
+
+    fn now(&self) -> Timestamp {
+        self.ports.clock.now()
+    }
+
+    /// The NPC, or 404 with `message(npcid)`.
+    async fn require_npc_with(&self, npcid: &str, message: fn(&str) -> String) -> Result<Npc> {
+        validate_npcid(npcid)?;
+        self.ports
+            .store
+            .npc(npcid)
+            .await?
+            .ok_or_else(|| Error::NotFound(message(npcid)))
+    }
+
+    async fn require_npc(&self, npcid: &str) -> Result<Npc> {
+        self.require_npc_with(npcid, |id| format!("NPC {id} does not exist"))
+            .await
+    }
+
+    /// Commits a batch computed from a read at `batch.expect_version`. `Ok(false)` means
+    /// someone else committed first: read again and recompute.
+    async fn try_commit(&self, npcid: &str, batch: WriteBatch) -> Result<bool> {
+        if batch.is_empty() {
+            return Ok(true);
+        }
+        match self.ports.store.commit(npcid, batch).await {
+            Ok(()) => Ok(true),
+            Err(PortError::Conflict(_)) => Ok(false),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    fn too_contended(npcid: &str) -> Error {
+        Error::Busy(format!(
+            "too many concurrent writes to NPC {npcid}; try again"
+        ))
+    }
+
+    /// The database records the embedder's name and dimension on first use and refuses a
+    /// different one: vectors of two embedders are not comparable (SPEC §2.6).
+    async fn check_embedder(&self) -> Result<()> {
+        if self.embedder_checked.get() {
+            return Ok(());
+        }
+        let e = &self.ports.embedder;
+        let mine = format!("{}:{}", e.name(), e.dimension());
+        match self.ports.store.meta(EMBEDDER_META_KEY).await? {
+            None => self.ports.store.set_meta(EMBEDDER_META_KEY, &mine).await?,
+            Some(recorded) if recorded == mine => {}
+            Some(recorded) => {
+                return Err(Error::NotConfigured(format!(
+                    "the database's vectors come from embedder {recorded}, but {mine} is \
+                     configured; configure {recorded} again, or re-embed everything with \
+                     POST /api/admin/reembed"
+                )))
+            }
+        }
+        self.embedder_checked.set(true);
+        Ok(())
+    }
+
+    /// Forgets the recorded embedder and records the configured one (the explicit
+    /// re-embedding operation calls this before rebuilding every NPC's vectors).
+    pub async fn adopt_embedder(&self) -> Result<String> {
+        let e = &self.ports.embedder;
+        let mine = format!("{}:{}", e.name(), e.dimension());
+        self.ports.store.set_meta(EMBEDDER_META_KEY, &mine).await?;
+        self.embedder_checked.set(true);
+        Ok(mine)
+    }
+
+    /// Runs the dream of one NPC (SPEC §2.5).
+    pub async fn dream(&self, npcid: &str, dry_run: bool) -> Result<crate::api::DreamReport> {
+        self.require_npc(npcid).await?;
+        self.check_embedder().await?;
+        // LEAD-PENDING-DREAM
+        let _ = dry_run;
+        Err(crate::Error::NotConfigured("dream pipeline pending".into()))
+    }
+}

@@ -1,0 +1,261 @@
+//! NPC administration and the seed's PKG, relationship and diary routes.
+
+use super::{Hippo, MAX_ATTEMPTS};
+use crate::api::*;
+use crate::diary::{newest_first, Diary};
+use crate::error::{Error, Result};
+use crate::ids::validate_npcid;
+use crate::npc::Npc;
+use crate::pkg::{self, Pkg, PkgUpdate};
+use crate::ports::{Write, WriteBatch};
+use crate::relationship::{self, EntityWrite, Relationships};
+
+fn pkg_not_found(npcid: &str) -> String {
+    format!("NPC {npcid} does not exist or has no PKG")
+}
+
+pub(crate) fn npc_view(npc: &Npc, created: bool) -> NpcView {
+    NpcView {
+        npcid: npc.npcid.clone(),
+        display_name: npc.display_name.clone(),
+        created_at: npc.created_at,
+        voice_registered: npc.voice_registered,
+        face_registered: npc.face_registered,
+        settings: npc.settings.clone(),
+        created,
+    }
+}
+
+/// The longest display name accepted.
+const MAX_DISPLAY_NAME_CHARS: usize = 200;
+/// Page size bounds of `GET /api/npc`.
+pub const NPC_PAGE_DEFAULT: usize = 50;
+pub const NPC_PAGE_MAX: usize = 500;
+
+impl Hippo {
+    /// Creates the NPC or updates it. Only the fields given change; the initial `pkg` goes
+    /// through the PKG merge rules (§2.1); registration flags change only here.
+    pub async fn upsert_npc(&self, npcid: &str, req: NpcUpsert) -> Result<NpcView> {
+        validate_npcid(npcid)?;
+        if let Some(name) = &req.display_name {
+            if name.chars().count() > MAX_DISPLAY_NAME_CHARS {
+                return Err(Error::invalid(format!(
+                    "display_name is longer than {MAX_DISPLAY_NAME_CHARS} characters"
+                )));
+            }
+        }
+        if let Some(settings) = &req.settings {
+            settings.validate()?;
+        }
+        let updates: Vec<PkgUpdate> = req
+            .pkg
+            .iter()
+            .flatten()
+            .map(|(key, value)| PkgUpdate {
+                key: key.clone(),
+                value: value.clone(),
+            })
+            .collect();
+        for _ in 0..MAX_ATTEMPTS {
+            let existing = self.ports.store.npc(npcid).await?;
+            let created = existing.is_none();
+            let mut npc = existing
+                .clone()
+                .unwrap_or_else(|| Npc::new(npcid, self.now()));
+            if let Some(name) = &req.display_name {
+                npc.display_name = name.clone();
+            }
+            if let Some(v) = req.voice_registered {
+                npc.voice_registered = v;
+            }
+            if let Some(v) = req.face_registered {
+                npc.face_registered = v;
+            }
+            if let Some(s) = &req.settings {
+                npc.settings = s.clone();
+            }
+            let mut batch = match &existing {
+                Some(n) => WriteBatch::expecting(n.version),
+                None => WriteBatch::new(),
+            };
+            batch.push(Write::PutNpc(npc.clone()));
+            if !updates.is_empty() {
+                let current: Pkg = if created {
+                    Pkg::new()
+                } else {
+                    self.ports.store.pkg(npcid).await?.into_iter().collect()
+                };
+                let merge = pkg::merge_updates(&current, &updates)?;
+                for (key, value) in merge.changes {
+                    batch.push(Write::SetPkgField { key, value });
+                }
+            }
+            // A create races only with another create of the same id: the later PutNpc wins
+            // and both callers see a consistent record.
+            if self.try_commit(npcid, batch).await? {
+                return Ok(npc_view(&npc, created));
+            }
+        }
+        Err(Self::too_contended(npcid))
+    }
+
+    pub async fn get_npc(&self, npcid: &str) -> Result<NpcView> {
+        Ok(npc_view(&self.require_npc(npcid).await?, false))
+    }
+
+    /// NPCs in id order; `after` is the last id of the previous page.
+    pub async fn list_npcs(&self, after: Option<&str>, limit: usize) -> Result<NpcList> {
+        let limit = limit.clamp(1, NPC_PAGE_MAX);
+        let page = self.ports.store.list_npcs(after, limit + 1).await?;
+        let more = page.len() > limit;
+        let npcs: Vec<NpcView> = page
+            .iter()
+            .take(limit)
+            .map(|n| npc_view(n, false))
+            .collect();
+        let next = more.then(|| npcs.last().map(|n| n.npcid.clone())).flatten();
+        Ok(NpcList { npcs, next })
+    }
+
+    /// Deletes the NPC and everything of it: rows, tokens (one batch), then its vectors.
+    pub async fn delete_npc(&self, npcid: &str) -> Result<()> {
+        self.require_npc(npcid).await?;
+        let mut batch = WriteBatch::new();
+        batch.push(Write::DeleteNpc);
+        self.ports.store.commit(npcid, batch).await?;
+        // The rows are gone and the tokens with them; vectors are derived data, and a failure
+        // here leaves only unreachable vectors that `rebuild_vectors` or a retry removes.
+        self.ports.vectors.delete_npc(npcid).await?;
+        Ok(())
+    }
+
+    pub async fn get_pkg(&self, npcid: &str) -> Result<PkgView> {
+        let npc = self.require_npc_with(npcid, pkg_not_found).await?;
+        let fields: Pkg = self.ports.store.pkg(npcid).await?.into_iter().collect();
+        Ok(PkgView {
+            npcid: npcid.to_string(),
+            pkg: pkg::pkg_view(fields, npc.voice_registered, npc.face_registered),
+        })
+    }
+
+    /// Merge-updates PKG fields (§2.1). Parallel updates never lose each other: each is
+    /// computed from the version it read and retried if another landed first.
+    pub async fn update_pkg(
+        &self,
+        npcid: &str,
+        req: PkgUpdateRequest,
+    ) -> Result<PkgUpdateResponse> {
+        validate_npcid(npcid)?;
+        if req.updates.is_empty() {
+            return Err(Error::invalid("updates cannot be empty"));
+        }
+        for _ in 0..MAX_ATTEMPTS {
+            let npc = self.require_npc_with(npcid, pkg_not_found).await?;
+            let current: Pkg = self.ports.store.pkg(npcid).await?.into_iter().collect();
+            let merge = pkg::merge_updates(&current, &req.updates)?;
+            let mut batch = WriteBatch::expecting(npc.version);
+            for (key, value) in merge.changes {
+                batch.push(Write::SetPkgField { key, value });
+            }
+            if self.try_commit(npcid, batch).await? {
+                return Ok(PkgUpdateResponse {
+                    status: "ok".into(),
+                    updated_fields: merge.updated_fields,
+                });
+            }
+        }
+        Err(Self::too_contended(npcid))
+    }
+
+    pub(crate) async fn relationships(&self, npcid: &str) -> Result<Relationships> {
+        Ok(self
+            .ports
+            .store
+            .entities(npcid)
+            .await?
+            .into_iter()
+            .collect())
+    }
+
+    pub async fn get_relationships(&self, npcid: &str) -> Result<RelationshipView> {
+        self.require_npc(npcid).await?;
+        let entities = self.relationships(npcid).await?;
+        let view = relationship::view(&entities);
+        Ok(RelationshipView {
+            npcid: npcid.to_string(),
+            count: view.len(),
+            relationship: view,
+        })
+    }
+
+    /// Explicit entity operations: an update or delete that matches nothing is a 404.
+    pub async fn apply_entity_ops(
+        &self,
+        npcid: &str,
+        req: EntityOpsRequest,
+    ) -> Result<EntityOpsResponse> {
+        validate_npcid(npcid)?;
+        if req.ops.is_empty() {
+            return Err(Error::invalid("ops cannot be empty"));
+        }
+        for _ in 0..MAX_ATTEMPTS {
+            let npc = self.require_npc(npcid).await?;
+            let current = self.relationships(npcid).await?;
+            let outcome = relationship::apply_ops(&current, npc.next_entity_seq, &req.ops, true)?;
+            let batch = entity_batch(&npc, &outcome);
+            if self.try_commit(npcid, batch).await? {
+                return Ok(EntityOpsResponse {
+                    status: "ok".into(),
+                    results: outcome
+                        .results
+                        .iter()
+                        .map(|(op, id)| EntityOpResult {
+                            op: serde_json::to_value(op)
+                                .ok()
+                                .and_then(|v| v.as_str().map(str::to_string))
+                                .unwrap_or_default(),
+                            id: id.clone(),
+                        })
+                        .collect(),
+                    count: outcome.entities.len(),
+                });
+            }
+        }
+        Err(Self::too_contended(npcid))
+    }
+
+    pub async fn get_diary(&self, npcid: &str) -> Result<DiaryView> {
+        self.require_npc(npcid).await?;
+        let (prior, dailies) = self.ports.store.diary(npcid).await?;
+        let dailies = newest_first(&Diary {
+            prior: prior.clone(),
+            dailies,
+        });
+        Ok(DiaryView {
+            npcid: npcid.to_string(),
+            prior,
+            count: dailies.len(),
+            dailies,
+        })
+    }
+}
+
+/// The writes of an entity-ops outcome, guarded by the NPC version it was computed from.
+pub(crate) fn entity_batch(npc: &Npc, outcome: &relationship::EntityOpsOutcome) -> WriteBatch {
+    let mut batch = WriteBatch::expecting(npc.version);
+    for w in &outcome.writes {
+        batch.push(match w {
+            EntityWrite::Put { id, entity } => Write::PutEntity {
+                id: id.clone(),
+                entity: entity.clone(),
+            },
+            EntityWrite::Delete { id } => Write::DeleteEntity { id: id.clone() },
+        });
+    }
+    if outcome.next_entity_seq != npc.next_entity_seq {
+        let mut next = npc.clone();
+        next.next_entity_seq = outcome.next_entity_seq;
+        batch.push(Write::PutNpc(next));
+    }
+    batch
+}

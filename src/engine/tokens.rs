@@ -1,0 +1,93 @@
+//! memory_retrieval tokens: issued per NPC, shown once, stored only as a SHA-256 hash.
+
+use super::Hippo;
+use crate::api::{TokenIssued, TokenRequest};
+use crate::error::{Error, Result};
+use crate::ids::{new_id, new_token, sha256_hex};
+use crate::ports::{TokenRecord, Write, WriteBatch};
+
+/// The longest TTL a token may be given (10 years).
+pub const MAX_TOKEN_TTL_SECONDS: u64 = 10 * 365 * 24 * 3600;
+
+impl Hippo {
+    pub async fn issue_token(&self, npcid: &str, req: TokenRequest) -> Result<TokenIssued> {
+        self.require_npc(npcid).await?;
+        let now = self.now();
+        let expires_at = match req.ttl_seconds {
+            None => None,
+            Some(0) => return Err(Error::invalid("ttl_seconds must be at least 1")),
+            Some(s) if s > MAX_TOKEN_TTL_SECONDS => {
+                return Err(Error::invalid(format!(
+                    "ttl_seconds must be at most {MAX_TOKEN_TTL_SECONDS}"
+                )))
+            }
+            Some(s) => Some(crate::time::Timestamp(now.ms() + s as i64 * 1000)),
+        };
+        let token = new_token();
+        let record = TokenRecord {
+            token_id: new_id("tok"),
+            npcid: npcid.to_string(),
+            token_hash: sha256_hex(&token),
+            created_at: now,
+            expires_at,
+        };
+        let mut batch = WriteBatch::new();
+        batch.push(Write::PutToken {
+            token: record.clone(),
+        });
+        self.ports.store.commit(npcid, batch).await?;
+        Ok(TokenIssued {
+            token_id: record.token_id,
+            token,
+            expires_at,
+        })
+    }
+
+    pub async fn revoke_token(&self, npcid: &str, token_id: &str) -> Result<()> {
+        self.require_npc(npcid).await?;
+        let exists = self
+            .ports
+            .store
+            .tokens(npcid)
+            .await?
+            .iter()
+            .any(|t| t.token_id == token_id);
+        if !exists {
+            return Err(Error::not_found(format!("token {token_id} does not exist")));
+        }
+        let mut batch = WriteBatch::new();
+        batch.push(Write::DeleteToken {
+            token_id: token_id.to_string(),
+        });
+        self.ports.store.commit(npcid, batch).await?;
+        Ok(())
+    }
+
+    /// The NPC an `Authorization` value (`<token>` or `Bearer <token>`) is bound to.
+    /// Unknown, revoked and expired tokens, and tokens of deleted NPCs, are all 401.
+    pub async fn resolve_token(&self, authorization: &str) -> Result<String> {
+        let unauthorized = || Error::Unauthorized("missing or invalid token".into());
+        let value = authorization.trim();
+        let token = match value.split_once(' ') {
+            Some((scheme, rest)) if scheme.eq_ignore_ascii_case("bearer") => rest.trim(),
+            Some(_) => return Err(unauthorized()),
+            None => value,
+        };
+        if token.is_empty() || token.len() > 256 {
+            return Err(unauthorized());
+        }
+        let record = self
+            .ports
+            .store
+            .token_by_hash(&sha256_hex(token))
+            .await?
+            .ok_or_else(unauthorized)?;
+        if record.expires_at.is_some_and(|t| t <= self.now()) {
+            return Err(unauthorized());
+        }
+        if self.ports.store.npc(&record.npcid).await?.is_none() {
+            return Err(unauthorized());
+        }
+        Ok(record.npcid)
+    }
+}

@@ -1,0 +1,223 @@
+//! The built-in embedder: deterministic feature hashing, no model file, identical in every
+//! runtime (native, wasm in Workers, Node and browsers).
+//!
+//! Features of a text, each hashed (FNV-1a + a 64-bit finaliser) to one of [`DIMENSION`]
+//! coordinates with a hash-derived sign (signed hashing keeps collisions unbiased):
+//! - every index term of the core tokenizer (stemmed words, numbers, CJK unigrams and bigrams);
+//! - character trigrams of each Latin word with boundary marks (`^re`, `rea`, …, `ng$`), which
+//!   give fuzzy matching across inflections, compounds and typos the stemmer misses;
+//! - adjacent word pairs, so "ice cream" is more than "ice" + "cream".
+//!
+//! A feature's weights are summed and damped with a square root (sublinear term frequency),
+//! then the vector is scaled to unit length. It is a bag of surface features: it finds
+//! paraphrases that share words or word pieces, not synonyms. A real embedding model (SPEC
+//! §2.6) replaces it when configured.
+
+use super::tokenize::{cjk_terms, normalize, segments, word_term, Segment};
+use crate::ports::{Embedder, PortResult, SimilarityThresholds};
+use async_trait::async_trait;
+use std::collections::HashMap;
+
+/// Vector size: small enough for 100k memories per NPC in a browser tab (100 MB at f32 would
+/// be too much at 1024), large enough that hash collisions stay rare for memory-sized texts.
+pub const DIMENSION: usize = 256;
+pub const NAME: &str = "hippo-builtin-v1";
+
+const WORD_WEIGHT: f32 = 1.0;
+const TRIGRAM_WEIGHT: f32 = 0.25;
+const PAIR_WEIGHT: f32 = 0.5;
+const CJK_UNIGRAM_WEIGHT: f32 = 0.5;
+const CJK_BIGRAM_WEIGHT: f32 = 1.0;
+
+/// Thresholds for conflict resolution (SPEC §2.3), measured with `hippo-bench calibrate`:
+/// restatements of one fact with a word or two changed score ≥ 0.85; the same subject with a
+/// different value ("likes tea" / "likes coffee") lands between 0.5 and 0.85; unrelated
+/// memory-sized texts stay below 0.35 (99.9th percentile of random pairs of one conversation).
+pub const THRESHOLDS: SimilarityThresholds = SimilarityThresholds {
+    duplicate: 0.85,
+    ambiguous: 0.5,
+};
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BuiltinEmbedder;
+
+impl BuiltinEmbedder {
+    pub fn new() -> Self {
+        BuiltinEmbedder
+    }
+
+    /// The unit-length vector of `text` (all zeros when the text has no features).
+    pub fn embed_text(&self, text: &str) -> Vec<f32> {
+        let mut features: HashMap<u64, f32> = HashMap::new();
+        let mut add = |kind: u8, feature: &str, weight: f32| {
+            *features.entry(hash(kind, feature)).or_insert(0.0) += weight;
+        };
+        let normalized = normalize(text);
+        let mut previous_word: Option<String> = None;
+        let mut cjk = Vec::new();
+        for segment in segments(&normalized) {
+            match segment {
+                Segment::Word(word) => {
+                    let Some(term) = word_term(word) else {
+                        previous_word = None;
+                        continue;
+                    };
+                    add(b'w', &term, WORD_WEIGHT);
+                    if let Some(prev) = &previous_word {
+                        add(b'p', &format!("{prev} {term}"), PAIR_WEIGHT);
+                    }
+                    let marked: Vec<char> = format!("^{word}$").chars().collect();
+                    if marked.len() > 4 {
+                        for gram in marked.windows(3) {
+                            add(b't', &gram.iter().collect::<String>(), TRIGRAM_WEIGHT);
+                        }
+                    }
+                    previous_word = Some(term);
+                }
+                Segment::Cjk(run) => {
+                    previous_word = None;
+                    cjk.clear();
+                    cjk_terms(run, &mut cjk);
+                    for term in &cjk {
+                        let weight = if term.chars().count() == 1 {
+                            CJK_UNIGRAM_WEIGHT
+                        } else {
+                            CJK_BIGRAM_WEIGHT
+                        };
+                        add(b'c', term, weight);
+                    }
+                }
+            }
+        }
+        let mut vector = vec![0f32; DIMENSION];
+        for (h, weight) in features {
+            let sign = if h >> 63 == 0 { 1.0 } else { -1.0 };
+            vector[(h % DIMENSION as u64) as usize] += sign * weight.sqrt();
+        }
+        let norm = vector.iter().map(|v| v * v).sum::<f32>().sqrt();
+        if norm > 0.0 {
+            vector.iter_mut().for_each(|v| *v /= norm);
+        }
+        vector
+    }
+}
+
+/// Cosine similarity; 0 when either vector is zero or the lengths differ.
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    if a.len() != b.len() {
+        return 0.0;
+    }
+    let (mut dot, mut na, mut nb) = (0f32, 0f32, 0f32);
+    for (x, y) in a.iter().zip(b) {
+        dot += x * y;
+        na += x * x;
+        nb += y * y;
+    }
+    if na == 0.0 || nb == 0.0 {
+        0.0
+    } else {
+        dot / (na.sqrt() * nb.sqrt())
+    }
+}
+
+/// FNV-1a over a kind byte and the text, then a splitmix64 finaliser for well-mixed high bits.
+fn hash(kind: u8, text: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &byte in std::iter::once(&kind).chain(text.as_bytes()) {
+        h ^= byte as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h ^= h >> 30;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^= h >> 27;
+    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^ (h >> 31)
+}
+
+#[async_trait(?Send)]
+impl Embedder for BuiltinEmbedder {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn dimension(&self) -> usize {
+        DIMENSION
+    }
+
+    fn thresholds(&self) -> SimilarityThresholds {
+        THRESHOLDS
+    }
+
+    async fn embed(&self, texts: &[String]) -> PortResult<Vec<Vec<f32>>> {
+        Ok(texts.iter().map(|t| self.embed_text(t)).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sim(a: &str, b: &str) -> f32 {
+        let e = BuiltinEmbedder::new();
+        cosine(&e.embed_text(a), &e.embed_text(b))
+    }
+
+    #[test]
+    fn vectors_are_unit_length_and_deterministic() {
+        let e = BuiltinEmbedder::new();
+        let v = e.embed_text("The user likes jasmine tea 我喜欢茉莉花茶");
+        assert_eq!(v.len(), DIMENSION);
+        let norm: f32 = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        assert!((norm - 1.0).abs() < 1e-5);
+        assert_eq!(v, e.embed_text("The user likes jasmine tea 我喜欢茉莉花茶"));
+        assert!(e.embed_text("?!").iter().all(|&x| x == 0.0));
+    }
+
+    #[test]
+    fn restatements_are_duplicates_and_unrelated_texts_are_new() {
+        let t = THRESHOLDS;
+        assert!(sim("The user likes jasmine tea", "the user likes Jasmine tea!") >= t.duplicate);
+        assert!(sim("用户喜欢茉莉花茶", "用户很喜欢茉莉花茶") >= t.duplicate);
+        assert!(
+            sim(
+                "The user likes jasmine tea",
+                "The user plays football on Sundays"
+            ) < t.ambiguous
+        );
+        assert!(sim("用户喜欢茉莉花茶", "用户下周要去北京出差") < t.ambiguous);
+    }
+
+    #[test]
+    fn same_subject_with_another_value_is_ambiguous() {
+        let t = THRESHOLDS;
+        let s = sim(
+            "The user's favourite drink is jasmine tea",
+            "The user's favourite drink is black coffee",
+        );
+        assert!(s >= t.ambiguous && s < t.duplicate, "{s}");
+        let s = sim("用户最喜欢的饮料是茉莉花茶", "用户最喜欢的饮料是黑咖啡");
+        assert!(s >= t.ambiguous && s < t.duplicate, "{s}");
+    }
+
+    #[test]
+    fn word_pieces_match_across_inflections() {
+        assert!(sim("adoption agencies", "adopting a child") > sim("adoption agencies", "a child"));
+    }
+
+    #[test]
+    fn cosine_edge_cases() {
+        assert_eq!(cosine(&[1.0, 0.0], &[1.0]), 0.0);
+        assert_eq!(cosine(&[0.0, 0.0], &[1.0, 0.0]), 0.0);
+        assert!((cosine(&[1.0, 1.0], &[2.0, 2.0]) - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn embedder_trait_reports_name_dimension_and_vectors() {
+        let e = BuiltinEmbedder::new();
+        assert_eq!(e.name(), NAME);
+        assert_eq!(e.dimension(), DIMENSION);
+        let texts = vec!["a cat".to_string(), "猫".to_string()];
+        let out = futures::executor::block_on(e.embed(&texts)).unwrap();
+        assert_eq!(out, vec![e.embed_text("a cat"), e.embed_text("猫")]);
+    }
+}

@@ -1,0 +1,338 @@
+//! BM25F over the core tokenizer: the document model shared by the index and the ranker, and
+//! an incremental in-memory inverted index (one per NPC).
+//!
+//! A document has up to three fields, merged into one weighted term-frequency vector (BM25F):
+//! - the summary, weight 1;
+//! - the keywords, weight [`KEYWORD_BOOST`]: keywords are chosen by whoever wrote the memory
+//!   (the user, the dream's extractor) to say what it is about, so a hit there is worth more;
+//! - context, weight [`CONTEXT_WEIGHT`]: text around the item that is not the item itself, e.g.
+//!   the neighbouring turns of a conversation turn. A question often names what the turn *answers*
+//!   ("Where did you go?" → "Paris, last June").
+//!
+//! Scores: `idf(t) × tf × (K1 + 1) / (tf + K1 × (1 − B + B × len / avg_len))`, with
+//! `idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5))` (always positive). `K1` = 1.2 and `B` = 0.75 are
+//! the usual defaults (Robertson & Zaragoza); short memories make length normalisation matter
+//! little, so there is nothing to gain from tuning them per corpus.
+
+use super::tokenize::tokenize;
+use crate::ports::CorpusStats;
+use std::collections::HashMap;
+
+/// Term-frequency saturation.
+pub const K1: f64 = 1.2;
+/// Length normalisation.
+pub const B: f64 = 0.75;
+/// Weight of a keyword-field occurrence relative to a summary occurrence.
+pub const KEYWORD_BOOST: f64 = 2.0;
+/// Weight of a context-field occurrence relative to a summary occurrence.
+pub const CONTEXT_WEIGHT: f64 = 0.25;
+
+/// A document's weighted term frequencies and weighted length.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DocTerms {
+    pub tf: HashMap<String, f64>,
+    pub len: f64,
+}
+
+impl DocTerms {
+    pub fn new(summary: &str, keywords: &[String], context: &str) -> Self {
+        let keyword_terms: Vec<String> = keywords.iter().flat_map(|k| tokenize(k)).collect();
+        Self::from_terms(&tokenize(summary), &keyword_terms, &tokenize(context))
+    }
+
+    /// From already tokenized fields.
+    pub fn from_terms(summary: &[String], keywords: &[String], context: &[String]) -> Self {
+        let mut doc = DocTerms::default();
+        doc.add_field(summary, 1.0);
+        doc.add_field(keywords, KEYWORD_BOOST);
+        doc.add_field(context, CONTEXT_WEIGHT);
+        doc
+    }
+
+    fn add_field(&mut self, terms: &[String], weight: f64) {
+        self.len += terms.len() as f64 * weight;
+        for term in terms {
+            match self.tf.get_mut(term) {
+                Some(tf) => *tf += weight,
+                None => {
+                    self.tf.insert(term.clone(), weight);
+                }
+            }
+        }
+    }
+
+    pub fn tf(&self, term: &str) -> f64 {
+        self.tf.get(term).copied().unwrap_or(0.0)
+    }
+}
+
+/// Inverse document frequency; positive even for a term in every document.
+pub fn idf(docs: usize, df: usize) -> f64 {
+    let n = docs.max(df) as f64;
+    let df = df as f64;
+    (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+}
+
+/// One term's BM25 contribution.
+pub fn bm25_term(idf: f64, tf: f64, len: f64, avg_len: f64) -> f64 {
+    if tf <= 0.0 {
+        return 0.0;
+    }
+    let norm = 1.0 - B + B * len / avg_len.max(1e-9);
+    idf * tf * (K1 + 1.0) / (tf + K1 * norm)
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Posting {
+    slot: u32,
+    tf: f32,
+}
+
+#[derive(Debug, Clone)]
+struct Doc {
+    id: String,
+    len: f32,
+    terms: Vec<u32>,
+}
+
+/// An incremental inverted index with BM25F scoring.
+#[derive(Debug, Default, Clone)]
+pub struct LexicalIndex {
+    term_ids: HashMap<String, u32>,
+    postings: Vec<Vec<Posting>>,
+    slots: Vec<Option<Doc>>,
+    free_slots: Vec<u32>,
+    by_id: HashMap<String, u32>,
+    total_len: f64,
+}
+
+impl LexicalIndex {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Indexes a document; re-adding an id replaces it.
+    pub fn add(&mut self, id: &str, summary: &str, keywords: &[String]) {
+        self.add_with_context(id, summary, keywords, "");
+    }
+
+    /// [`LexicalIndex::add`] with a context field (see the module docs).
+    pub fn add_with_context(
+        &mut self,
+        id: &str,
+        summary: &str,
+        keywords: &[String],
+        context: &str,
+    ) {
+        self.remove(id);
+        let doc = DocTerms::new(summary, keywords, context);
+        let slot = match self.free_slots.pop() {
+            Some(slot) => slot,
+            None => {
+                self.slots.push(None);
+                (self.slots.len() - 1) as u32
+            }
+        };
+        let mut terms = Vec::with_capacity(doc.tf.len());
+        for (term, tf) in doc.tf {
+            let next_id = self.postings.len() as u32;
+            let term_id = *self.term_ids.entry(term).or_insert(next_id);
+            if term_id == next_id {
+                self.postings.push(Vec::new());
+            }
+            self.postings[term_id as usize].push(Posting {
+                slot,
+                tf: tf as f32,
+            });
+            terms.push(term_id);
+        }
+        self.total_len += doc.len;
+        self.slots[slot as usize] = Some(Doc {
+            id: id.to_string(),
+            len: doc.len as f32,
+            terms,
+        });
+        self.by_id.insert(id.to_string(), slot);
+    }
+
+    /// Removes a document; unknown ids are ignored.
+    pub fn remove(&mut self, id: &str) {
+        let Some(slot) = self.by_id.remove(id) else {
+            return;
+        };
+        if let Some(doc) = self.slots[slot as usize].take() {
+            for term in doc.terms {
+                let list = &mut self.postings[term as usize];
+                if let Some(pos) = list.iter().position(|p| p.slot == slot) {
+                    list.swap_remove(pos);
+                }
+            }
+            self.total_len -= doc.len as f64;
+        }
+        self.free_slots.push(slot);
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_id.is_empty()
+    }
+
+    pub fn contains(&self, id: &str) -> bool {
+        self.by_id.contains_key(id)
+    }
+
+    pub fn avg_len(&self) -> f64 {
+        if self.is_empty() {
+            0.0
+        } else {
+            self.total_len / self.len() as f64
+        }
+    }
+
+    fn df(&self, term: &str) -> usize {
+        self.term_ids
+            .get(term)
+            .map_or(0, |&t| self.postings[t as usize].len())
+    }
+
+    /// Corpus statistics of `terms`, in the order given.
+    pub fn stats(&self, terms: &[String]) -> CorpusStats {
+        CorpusStats {
+            docs: self.len(),
+            avg_len: self.avg_len(),
+            df: terms.iter().map(|t| self.df(t)).collect(),
+        }
+    }
+
+    /// The `limit` best documents for `terms` (each term counted once), best first; ties by id.
+    pub fn search(&self, terms: &[String], limit: usize) -> Vec<(String, f64)> {
+        if limit == 0 || self.is_empty() {
+            return Vec::new();
+        }
+        let avg_len = self.avg_len();
+        let mut scores = vec![0f64; self.slots.len()];
+        let mut touched = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for term in terms.iter().filter(|t| seen.insert(t.as_str())) {
+            let Some(&term_id) = self.term_ids.get(term) else {
+                continue;
+            };
+            let list = &self.postings[term_id as usize];
+            let term_idf = idf(self.len(), list.len());
+            for posting in list {
+                let slot = posting.slot as usize;
+                let len = self.slots[slot].as_ref().map_or(0.0, |d| d.len as f64);
+                if scores[slot] == 0.0 {
+                    touched.push(slot);
+                }
+                scores[slot] += bm25_term(term_idf, posting.tf as f64, len, avg_len);
+            }
+        }
+        let mut hits: Vec<(&str, f64)> = touched
+            .into_iter()
+            .filter_map(|slot| Some((self.slots[slot].as_ref()?.id.as_str(), scores[slot])))
+            .collect();
+        let by_score = |a: &(&str, f64), b: &(&str, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(b.0));
+        if hits.len() > limit {
+            hits.select_nth_unstable_by(limit - 1, by_score);
+            hits.truncate(limit);
+        }
+        hits.sort_by(by_score);
+        hits.into_iter()
+            .map(|(id, s)| (id.to_string(), s))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::retrieval::tokenize::tokenize_query;
+
+    fn ids(hits: &[(String, f64)]) -> Vec<&str> {
+        hits.iter().map(|(id, _)| id.as_str()).collect()
+    }
+
+    fn sample() -> LexicalIndex {
+        let mut index = LexicalIndex::new();
+        index.add("m1", "The user likes reading science fiction books", &[]);
+        index.add("m2", "The user is allergic to peanuts", &["allergy".into()]);
+        index.add("m3", "用户对花生过敏", &["过敏".into(), "花生".into()]);
+        index.add("m4", "The user plays football on weekends", &[]);
+        index
+    }
+
+    #[test]
+    fn finds_english_and_chinese_documents() {
+        let index = sample();
+        let hits = index.search(&tokenize_query("what books does the user read?"), 10);
+        assert_eq!(ids(&hits)[0], "m1");
+        let hits = index.search(&tokenize_query("用户有什么过敏吗"), 10);
+        assert_eq!(ids(&hits)[0], "m3");
+    }
+
+    #[test]
+    fn keyword_field_is_searchable_and_boosted() {
+        let index = sample();
+        // "allergy" appears only as a keyword of m2; m2 must come first.
+        let hits = index.search(&tokenize_query("allergies"), 10);
+        assert_eq!(ids(&hits), ["m2"]);
+        let mut index = LexicalIndex::new();
+        index.add("summary", "a cup of tea in the morning", &[]);
+        index.add("keyword", "a cup in the morning", &["tea".into()]);
+        let hits = index.search(&tokenize_query("tea"), 10);
+        assert_eq!(ids(&hits), ["keyword", "summary"]);
+    }
+
+    #[test]
+    fn re_adding_replaces_and_remove_forgets() {
+        let mut index = sample();
+        index.add("m1", "The user likes jazz", &[]);
+        assert_eq!(index.len(), 4);
+        assert!(index.search(&tokenize_query("books"), 10).is_empty());
+        assert_eq!(ids(&index.search(&tokenize_query("jazz"), 10)), ["m1"]);
+        index.remove("m1");
+        index.remove("unknown");
+        assert_eq!(index.len(), 3);
+        assert!(index.search(&tokenize_query("jazz"), 10).is_empty());
+        // A freed slot is reused without resurrecting the old postings.
+        index.add("m5", "Weekend hiking", &[]);
+        let mut found = ids(&index.search(&tokenize_query("weekends"), 10))
+            .into_iter()
+            .map(String::from)
+            .collect::<Vec<_>>();
+        found.sort();
+        assert_eq!(found, ["m4", "m5"]);
+    }
+
+    #[test]
+    fn stats_report_docs_average_length_and_df() {
+        let index = sample();
+        let terms = tokenize_query("user peanuts unknownword");
+        let stats = index.stats(&terms);
+        assert_eq!(stats.docs, 4);
+        assert_eq!(stats.df, vec![3, 1, 0]);
+        assert!(stats.avg_len > 1.0);
+        assert_eq!(LexicalIndex::new().stats(&terms).avg_len, 0.0);
+    }
+
+    #[test]
+    fn limit_and_ties_are_deterministic() {
+        let mut index = LexicalIndex::new();
+        for id in ["c", "a", "b"] {
+            index.add(id, "same text", &[]);
+        }
+        let hits = index.search(&tokenize_query("text"), 2);
+        assert_eq!(ids(&hits), ["a", "b"]);
+        assert!(index.search(&tokenize_query("text"), 0).is_empty());
+    }
+
+    #[test]
+    fn idf_is_positive_and_decreasing() {
+        assert!(idf(100, 100) > 0.0);
+        assert!(idf(100, 1) > idf(100, 10));
+    }
+}

@@ -1,0 +1,293 @@
+//! Ranking as a user would ask, in Chinese and English.
+
+use super::*;
+use crate::retrieval::lexical::LexicalIndex;
+use crate::retrieval::timeparse::parse_time_range;
+
+fn now() -> Timestamp {
+    Timestamp::parse("2026-04-08T12:00:00Z").unwrap()
+}
+
+fn memory(id: &str, t: MemoryType, summary: &str, keywords: &[&str]) -> Candidate {
+    let mut c = Candidate::new(id, CandidateKind::Memory, t, summary, now().plus_days(-20));
+    c.keywords = keywords.iter().map(|k| k.to_string()).collect();
+    c.confidence = 0.9;
+    c.source = "explicit_user_statement".into();
+    c.strength = 0.6;
+    c
+}
+
+/// The demo character's memories plus a few ordinary ones.
+fn corpus() -> Vec<Candidate> {
+    let mut trip = memory(
+        "trip",
+        MemoryType::History,
+        "用户去了杭州西湖散步",
+        &["旅行"],
+    );
+    trip.event_time = Some(now().plus_days(-1));
+    let mut coffee = memory(
+        "coffee",
+        MemoryType::History,
+        "Met Alex for coffee to talk about the startup",
+        &[],
+    );
+    coffee.event_time = Some(now().plus_days(-8));
+    vec![
+        memory(
+            "nick",
+            MemoryType::Profile,
+            "用户希望灵绯称呼自己为阿澈",
+            &["称呼", "昵称", "叫我"],
+        ),
+        memory(
+            "code",
+            MemoryType::Other,
+            "用户和灵绯约定的暗号是“月亮醒了”",
+            &["暗号", "约定"],
+        ),
+        memory(
+            "style",
+            MemoryType::Style,
+            "用户喜欢先给结论，再补充两三条理由",
+            &["建议格式", "回答风格"],
+        ),
+        memory(
+            "allergy",
+            MemoryType::Constraint,
+            "用户对花生过敏",
+            &["过敏", "饮食"],
+        ),
+        memory(
+            "books",
+            MemoryType::Preference,
+            "The user loves reading mystery novels, especially Agatha Christie",
+            &["favorite books"],
+        ),
+        memory(
+            "python",
+            MemoryType::Constraint,
+            "Never give the user code examples in Python",
+            &["programming language"],
+        ),
+        memory(
+            "tea",
+            MemoryType::Preference,
+            "用户每天早上喝茉莉花茶",
+            &["饮品"],
+        ),
+        trip,
+        coffee,
+    ]
+}
+
+fn stats_for(query: &str, candidates: &[Candidate]) -> CorpusStats {
+    let mut index = LexicalIndex::new();
+    for c in candidates {
+        index.add_with_context(&c.id, &c.summary, &c.keywords, &c.context);
+    }
+    index.stats(&tokenize_query(query))
+}
+
+fn request(query: &str) -> RankRequest {
+    RankRequest {
+        query: query.to_string(),
+        types: Vec::new(),
+        time_range: None,
+        max_results: 5,
+        debug: false,
+        now: now(),
+    }
+}
+
+fn run(req: &RankRequest) -> Vec<String> {
+    let candidates = corpus();
+    let stats = stats_for(&req.query, &candidates);
+    rank(req, candidates, &stats)
+        .into_iter()
+        .map(|r| r.candidate.id)
+        .collect()
+}
+
+fn top(query: &str) -> String {
+    run(&request(query)).into_iter().next().unwrap_or_default()
+}
+
+#[test]
+fn chinese_questions_find_the_memory() {
+    assert_eq!(top("用户喜欢灵绯怎么称呼自己"), "nick");
+    assert_eq!(top("我们之前约定的暗号是什么？"), "code");
+    assert_eq!(top("我对什么东西过敏"), "allergy");
+    assert_eq!(top("用户喜欢灵绯用什么格式给建议"), "style");
+}
+
+#[test]
+fn paraphrases_match_through_keywords() {
+    // Neither "叫我" nor "昵称" is in the summary; only the keyword field says so.
+    assert_eq!(top("你还记得我喜欢你怎么叫我吗？"), "nick");
+    assert_eq!(top("我的昵称"), "nick");
+    assert_eq!(top("Which programming language should I avoid?"), "python");
+    assert_eq!(top("what are my favorite books"), "books");
+}
+
+#[test]
+fn english_questions_find_the_memory() {
+    assert_eq!(top("What do I like to read?"), "books");
+    assert_eq!(top("python examples"), "python");
+}
+
+#[test]
+fn types_filter_keeps_only_the_requested_types() {
+    let mut req = request("用户");
+    req.types = vec![MemoryType::Constraint];
+    req.max_results = 10;
+    let ids = run(&req);
+    assert_eq!(ids, ["allergy"]);
+    req.types = vec![MemoryType::Constraint, MemoryType::Preference];
+    req.query = "user 用户".into();
+    let mut ids = run(&req);
+    ids.sort();
+    assert_eq!(ids, ["allergy", "books", "python", "tea"]);
+}
+
+#[test]
+fn time_hints_boost_what_happened_then() {
+    let today = now().date();
+    let mut req = request("我去了哪里");
+    req.time_range = parse_time_range("昨天", today);
+    assert_eq!(run(&req)[0], "trip");
+    // Only the date matches: still returned, because the user asked about that time.
+    let mut req = request("what did I do");
+    req.time_range = parse_time_range("last week", today);
+    assert_eq!(run(&req), ["coffee"]);
+}
+
+#[test]
+fn unrelated_queries_return_nothing() {
+    assert!(run(&request("量子力学")).is_empty());
+    assert!(run(&request("quantum mechanics")).is_empty());
+    assert!(run(&request("   ")).is_empty());
+}
+
+#[test]
+fn same_data_same_order_whatever_the_input_order() {
+    let req = RankRequest {
+        max_results: 10,
+        ..request("用户 user")
+    };
+    let forward = corpus();
+    let stats = stats_for(&req.query, &forward);
+    let mut backward = forward.clone();
+    backward.reverse();
+    let a: Vec<_> = rank(&req, forward, &stats);
+    let b: Vec<_> = rank(&req, backward, &stats);
+    assert_eq!(a, b);
+    assert!(a.len() > 3);
+    // Exact ties are broken by id.
+    let twins = vec![
+        memory("b", MemoryType::Other, "same words", &[]),
+        memory("a", MemoryType::Other, "same words", &[]),
+    ];
+    let req = request("same words");
+    let stats = stats_for(&req.query, &twins);
+    let ids: Vec<_> = rank(&req, twins, &stats)
+        .into_iter()
+        .map(|r| r.candidate.id)
+        .collect();
+    assert_eq!(ids, ["a", "b"]);
+}
+
+#[test]
+fn debug_signals_explain_the_score() {
+    let mut req = request("我对什么过敏");
+    req.debug = true;
+    let candidates = corpus();
+    let stats = stats_for(&req.query, &candidates);
+    let ranked = rank(&req, candidates, &stats);
+    for r in &ranked {
+        let signals = r.signals.as_ref().expect("debug fills signals");
+        let sum: f64 = signals.values().sum();
+        assert!((sum - r.score).abs() < 1e-9);
+        for name in [
+            "lexical",
+            "keywords",
+            "proximity",
+            "vector",
+            "strength",
+            "recency",
+            "time",
+        ] {
+            assert!(signals.contains_key(name), "{name}");
+        }
+    }
+    assert!(ranked[0].signals.as_ref().unwrap()["keywords"] > 0.0);
+    req.debug = false;
+    let stats = stats_for(&req.query, &corpus());
+    assert!(rank(&req, corpus(), &stats)
+        .iter()
+        .all(|r| r.signals.is_none()));
+}
+
+#[test]
+fn corpus_statistics_decide_which_term_matters() {
+    let pair = || {
+        vec![
+            memory("apple", MemoryType::Other, "apple", &[]),
+            memory("pear", MemoryType::Other, "pear", &[]),
+        ]
+    };
+    let req = request("apple pear");
+    let rare_apple = CorpusStats {
+        docs: 1000,
+        avg_len: 1.0,
+        df: vec![2, 500],
+    };
+    let ranked = rank(&req, pair(), &rare_apple);
+    assert_eq!(ranked[0].candidate.id, "apple");
+    let rare_pear = CorpusStats {
+        docs: 1000,
+        avg_len: 1.0,
+        df: vec![500, 2],
+    };
+    assert_eq!(rank(&req, pair(), &rare_pear)[0].candidate.id, "pear");
+}
+
+#[test]
+fn strength_recency_and_vectors_break_lexical_ties() {
+    let mut strong = memory("z-strong", MemoryType::Other, "garden roses", &[]);
+    strong.strength = 0.9;
+    let weak = memory("a-weak", MemoryType::Other, "garden roses", &[]);
+    let req = request("roses");
+    let stats = CorpusStats::default();
+    assert_eq!(
+        rank(&req, vec![weak.clone(), strong], &stats)[0]
+            .candidate
+            .id,
+        "z-strong"
+    );
+    let mut newer = memory("z-new", MemoryType::Other, "garden roses", &[]);
+    newer.updated_at = now();
+    assert_eq!(
+        rank(&req, vec![weak.clone(), newer], &stats)[0]
+            .candidate
+            .id,
+        "z-new"
+    );
+    // A vector-only candidate counts when similar enough, and is dropped when not.
+    let mut near = memory("near", MemoryType::Other, "blossoms in the yard", &[]);
+    near.vector_similarity = Some(0.6);
+    let mut far = memory("far", MemoryType::Other, "tax forms", &[]);
+    far.vector_similarity = Some(0.05);
+    let ids: Vec<_> = rank(&req, vec![near, far, weak], &stats)
+        .into_iter()
+        .map(|r| r.candidate.id)
+        .collect();
+    assert_eq!(ids, ["a-weak", "near"]);
+}
+
+#[test]
+fn max_results_limits_the_answer() {
+    let mut req = request("用户 user");
+    req.max_results = 2;
+    assert_eq!(run(&req).len(), 2);
+}

@@ -1,0 +1,234 @@
+//! Function words that carry no retrieval signal, in English and Chinese.
+//!
+//! English: pronouns, articles, auxiliaries, prepositions, conjunctions and their common
+//! contractions (checked before stemming, on the lowercased word). Chinese: single characters
+//! that are particles, pronouns or copulas (dropped as unigrams; bigrams containing them are kept,
+//! so "喜欢" still matches) and a few question / pronoun bigrams that appear in almost every
+//! question a user asks.
+
+/// Sorted, so lookups are a binary search.
+const ENGLISH: &[&str] = &[
+    "a",
+    "about",
+    "above",
+    "after",
+    "again",
+    "against",
+    "all",
+    "am",
+    "an",
+    "and",
+    "any",
+    "are",
+    "aren't",
+    "as",
+    "at",
+    "be",
+    "because",
+    "been",
+    "before",
+    "being",
+    "below",
+    "between",
+    "both",
+    "but",
+    "by",
+    "can",
+    "could",
+    "couldn't",
+    "did",
+    "didn't",
+    "do",
+    "does",
+    "doesn't",
+    "doing",
+    "don't",
+    "down",
+    "during",
+    "each",
+    "few",
+    "for",
+    "from",
+    "further",
+    "had",
+    "hadn't",
+    "has",
+    "hasn't",
+    "have",
+    "haven't",
+    "having",
+    "he",
+    "he'd",
+    "he'll",
+    "he's",
+    "her",
+    "here",
+    "here's",
+    "hers",
+    "herself",
+    "him",
+    "himself",
+    "his",
+    "how",
+    "how's",
+    "i",
+    "i'd",
+    "i'll",
+    "i'm",
+    "i've",
+    "if",
+    "in",
+    "into",
+    "is",
+    "isn't",
+    "it",
+    "it's",
+    "its",
+    "itself",
+    "just",
+    "let's",
+    "me",
+    "more",
+    "most",
+    "my",
+    "myself",
+    "no",
+    "nor",
+    "not",
+    "now",
+    "of",
+    "off",
+    "on",
+    "once",
+    "only",
+    "or",
+    "other",
+    "ought",
+    "our",
+    "ours",
+    "ourselves",
+    "out",
+    "over",
+    "own",
+    "same",
+    "shan't",
+    "she",
+    "she'd",
+    "she'll",
+    "she's",
+    "should",
+    "shouldn't",
+    "so",
+    "some",
+    "such",
+    "than",
+    "that",
+    "that's",
+    "the",
+    "their",
+    "theirs",
+    "them",
+    "themselves",
+    "then",
+    "there",
+    "there's",
+    "these",
+    "they",
+    "they'd",
+    "they'll",
+    "they're",
+    "they've",
+    "this",
+    "those",
+    "through",
+    "to",
+    "too",
+    "under",
+    "until",
+    "up",
+    "very",
+    "was",
+    "wasn't",
+    "we",
+    "we'd",
+    "we'll",
+    "we're",
+    "we've",
+    "were",
+    "weren't",
+    "what",
+    "what's",
+    "when",
+    "when's",
+    "where",
+    "where's",
+    "which",
+    "while",
+    "who",
+    "who's",
+    "whom",
+    "why",
+    "why's",
+    "will",
+    "with",
+    "won't",
+    "would",
+    "wouldn't",
+    "you",
+    "you'd",
+    "you'll",
+    "you're",
+    "you've",
+    "your",
+    "yours",
+    "yourself",
+    "yourselves",
+];
+
+/// Single CJK characters dropped as unigrams.
+const CHINESE_CHARS: &str =
+    "的了是在和与及也都就吗呢吧啊呀哦嘛着过把被让给很又还而之其这那个们我你您他她它咱有么";
+
+/// CJK bigrams dropped (pronouns, question words, connectives).
+const CHINESE_BIGRAMS: &[&str] = &[
+    "一下", "一个", "为什", "什么", "他们", "但是", "你们", "可以", "哪个", "因为", "她们", "如果",
+    "已经", "怎么", "我们", "所以", "然后", "还是", "这个", "那个",
+];
+
+pub fn is_english_stopword(word: &str) -> bool {
+    ENGLISH.binary_search(&word).is_ok()
+}
+
+pub fn is_chinese_stop_char(c: char) -> bool {
+    CHINESE_CHARS.contains(c)
+}
+
+pub fn is_chinese_stop_bigram(a: char, b: char) -> bool {
+    let mut buf = [0u8; 8];
+    let la = a.encode_utf8(&mut buf).len();
+    let lb = b.encode_utf8(&mut buf[la..]).len();
+    let pair = std::str::from_utf8(&buf[..la + lb]).unwrap_or("");
+    CHINESE_BIGRAMS.binary_search(&pair).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_are_sorted_for_binary_search() {
+        assert!(ENGLISH.windows(2).all(|w| w[0] < w[1]));
+        assert!(CHINESE_BIGRAMS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn lookups() {
+        assert!(is_english_stopword("the"));
+        assert!(is_english_stopword("don't"));
+        assert!(!is_english_stopword("book"));
+        assert!(is_chinese_stop_char('的'));
+        assert!(!is_chinese_stop_char('书'));
+        assert!(is_chinese_stop_bigram('什', '么'));
+        assert!(!is_chinese_stop_bigram('喜', '欢'));
+    }
+}

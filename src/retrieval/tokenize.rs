@@ -1,0 +1,225 @@
+//! The core tokenizer: one pipeline for indexing, querying and the built-in embedder.
+//!
+//! Text is NFKC-normalised (full-width letters, digits and punctuation fold to ASCII) and
+//! lowercased, then split into runs:
+//! - Latin (any alphabetic script without a CJK ideograph): words of letters, digits and inner
+//!   apostrophes; English stopwords dropped; possessive `'s` removed; Porter2 stemming
+//!   ("reading" → "read", "allergies" → "allergi");
+//! - numbers: kept as they are ("2023", "4");
+//! - CJK (Han, kana, Hangul): character unigrams (function characters dropped) and every adjacent
+//!   bigram, so Chinese matches without a word segmenter ("过敏" matches as one token and as
+//!   "过" + "敏").
+
+use super::stopwords::{is_chinese_stop_bigram, is_chinese_stop_char, is_english_stopword};
+use rust_stemmers::{Algorithm, Stemmer};
+use std::sync::OnceLock;
+use unicode_normalization::UnicodeNormalization;
+
+/// True for characters tokenized as CJK n-grams.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF      // hiragana, katakana
+        | 0x3400..=0x4DBF    // CJK extension A
+        | 0x4E00..=0x9FFF    // CJK unified ideographs
+        | 0xAC00..=0xD7AF    // Hangul syllables
+        | 0xF900..=0xFAFF    // compatibility ideographs
+        | 0x20000..=0x2FA1F) // extensions B..F, compatibility supplement
+}
+
+fn stemmer() -> &'static Stemmer {
+    static STEMMER: OnceLock<Stemmer> = OnceLock::new();
+    STEMMER.get_or_init(|| Stemmer::create(Algorithm::English))
+}
+
+/// NFKC + lowercase: the form every other step sees.
+pub fn normalize(text: &str) -> String {
+    text.nfkc().flat_map(char::to_lowercase).collect()
+}
+
+/// A run of the normalized text, as the tokenizer splits it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Segment<'a> {
+    /// A Latin word or a number, lowercased, apostrophes kept.
+    Word(&'a str),
+    /// A maximal run of CJK characters.
+    Cjk(&'a str),
+}
+
+/// Splits normalized text into words and CJK runs; everything else separates.
+pub fn segments(normalized: &str) -> Vec<Segment<'_>> {
+    let mut out = Vec::new();
+    let mut start: Option<(usize, bool)> = None; // (byte offset, is_cjk)
+    let bytes_len = normalized.len();
+    let mut iter = normalized.char_indices().peekable();
+    while let Some((i, c)) = iter.next() {
+        let kind = if is_cjk(c) {
+            Some(true)
+        } else if c.is_alphanumeric() {
+            Some(false)
+        } else if is_apostrophe(c) && matches!(start, Some((_, false))) {
+            // Inner apostrophe ("don't", "caroline's"): part of the word if a letter follows.
+            let next_is_letter = iter
+                .peek()
+                .is_some_and(|&(_, n)| n.is_alphanumeric() && !is_cjk(n));
+            next_is_letter.then_some(false)
+        } else {
+            None
+        };
+        match (start, kind) {
+            (Some((_, cur)), Some(k)) if cur == k => {}
+            (Some((s, cur)), k) => {
+                out.push(segment(&normalized[s..i], cur));
+                start = k.map(|k| (i, k));
+            }
+            (None, k) => start = k.map(|k| (i, k)),
+        }
+    }
+    if let Some((s, cur)) = start {
+        out.push(segment(&normalized[s..bytes_len], cur));
+    }
+    out
+}
+
+fn segment(text: &str, cjk: bool) -> Segment<'_> {
+    if cjk {
+        Segment::Cjk(text)
+    } else {
+        Segment::Word(text)
+    }
+}
+
+fn is_apostrophe(c: char) -> bool {
+    c == '\'' || c == '\u{2019}'
+}
+
+/// The index term of one Latin word, or `None` for a stopword.
+pub fn word_term(word: &str) -> Option<String> {
+    let word: String = word
+        .chars()
+        .map(|c| if c == '\u{2019}' { '\'' } else { c })
+        .collect();
+    if is_english_stopword(&word) {
+        return None;
+    }
+    let base = word.strip_suffix("'s").unwrap_or(&word);
+    let base: String = base.chars().filter(|&c| c != '\'').collect();
+    if base.is_empty() {
+        return None;
+    }
+    if base.chars().all(|c| c.is_ascii_digit()) {
+        return Some(base);
+    }
+    Some(stemmer().stem(&base).into_owned())
+}
+
+/// Appends the unigrams and bigrams of a CJK run, in reading order.
+pub fn cjk_terms(run: &str, out: &mut Vec<String>) {
+    let chars: Vec<char> = run.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if !is_chinese_stop_char(c) {
+            out.push(c.to_string());
+        }
+        if let Some(&next) = chars.get(i + 1) {
+            if !(is_chinese_stop_char(c) && is_chinese_stop_char(next))
+                && !is_chinese_stop_bigram(c, next)
+            {
+                let mut pair = String::with_capacity(8);
+                pair.push(c);
+                pair.push(next);
+                out.push(pair);
+            }
+        }
+    }
+}
+
+/// All index terms of `text`, in order, with repeats.
+pub fn tokenize(text: &str) -> Vec<String> {
+    let normalized = normalize(text);
+    let mut out = Vec::new();
+    for seg in segments(&normalized) {
+        match seg {
+            Segment::Word(w) => out.extend(word_term(w)),
+            Segment::Cjk(run) => cjk_terms(run, &mut out),
+        }
+    }
+    out
+}
+
+/// The terms of a query: [`tokenize`], first occurrence of each kept.
+pub fn tokenize_query(text: &str) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    tokenize(text)
+        .into_iter()
+        .filter(|t| seen.insert(t.clone()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn english_words_are_lowercased_stemmed_and_stopped() {
+        assert_eq!(
+            tokenize("What do I like to READ? Reading books!"),
+            ["like", "read", "read", "book"]
+        );
+        assert_eq!(tokenize("Caroline's allergies"), ["carolin", "allergi"]);
+        assert_eq!(
+            tokenize("I'm sure it's fine, don't worry"),
+            ["sure", "fine", "worri"]
+        );
+    }
+
+    #[test]
+    fn numbers_are_kept() {
+        assert_eq!(
+            tokenize("Born in 1990, room 42b"),
+            ["born", "1990", "room", "42b"]
+        );
+    }
+
+    #[test]
+    fn chinese_is_unigrams_and_bigrams_without_function_characters() {
+        assert_eq!(
+            tokenize("我对花生过敏"),
+            ["我对", "对", "对花", "花", "花生", "生", "生过", "过敏", "敏"]
+        );
+        // 过 (a particle) and 的 are dropped as unigrams; the bigrams around it stay.
+        let terms = tokenize("我的猫");
+        assert!(!terms.contains(&"的".to_string()));
+        assert!(terms.contains(&"猫".to_string()));
+        assert!(terms.contains(&"的猫".to_string()));
+    }
+
+    #[test]
+    fn mixed_scripts_and_full_width_forms() {
+        let terms = tokenize("我喜欢Ｐｙｔｈｏｎ３和Rust");
+        assert!(terms.contains(&"python3".to_string()));
+        assert!(terms.contains(&"rust".to_string()));
+        assert!(terms.contains(&"喜欢".to_string()));
+        // Full-width digits fold to ASCII.
+        assert_eq!(tokenize("２０２６年"), ["2026", "年"]);
+    }
+
+    #[test]
+    fn query_terms_are_deduplicated_in_order() {
+        assert_eq!(tokenize_query("books, books and more BOOKS"), ["book"]);
+        assert_eq!(tokenize_query("喜欢喜欢"), ["喜", "喜欢", "欢", "欢喜"]);
+    }
+
+    #[test]
+    fn curly_apostrophes_behave_like_straight_ones() {
+        assert_eq!(
+            tokenize("Caroline\u{2019}s dog"),
+            tokenize("Caroline's dog")
+        );
+        assert!(tokenize("don\u{2019}t").is_empty());
+    }
+
+    #[test]
+    fn empty_and_punctuation_only_text_has_no_terms() {
+        assert!(tokenize("").is_empty());
+        assert!(tokenize("?!。，…  ").is_empty());
+    }
+}

@@ -1,0 +1,642 @@
+//! The in-memory store and vector index: the reference implementations of the ports.
+//!
+//! Used by the core's tests, the benchmarks, the npm package and the browser (which persist
+//! [`MemoryStore::snapshot`] after every commit). Commits validate first and then apply
+//! writes that cannot fail, so a batch lands whole or not at all.
+
+use crate::conversation::Turn;
+use crate::diary::DiaryEntry;
+use crate::error::PortError;
+use crate::memory::strength::boosted_importance;
+use crate::memory::{Collection, Memory};
+use crate::npc::Npc;
+use crate::pkg::PkgValue;
+use crate::ports::*;
+use crate::relationship::Entity;
+use crate::retrieval::lexical::LexicalIndex;
+use crate::time::Timestamp;
+use async_trait::async_trait;
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+
+/// Everything of one NPC.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct NpcData {
+    npc: Option<Npc>,
+    pkg: IndexMap<String, PkgValue>,
+    entities: BTreeMap<String, Entity>,
+    prior: String,
+    /// date → summary; BTreeMap keeps them oldest first.
+    dailies: BTreeMap<String, String>,
+    turns: Vec<Turn>,
+    /// In creation order (the stable order of listings).
+    memories: IndexMap<String, Memory>,
+    #[serde(skip)]
+    lease: Option<(String, Timestamp)>,
+    /// Derived from `memories`; rebuilt on restore.
+    #[serde(skip)]
+    lexical: LexicalIndex,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct State {
+    npcs: BTreeMap<String, NpcData>,
+    /// token_hash → record.
+    tokens: BTreeMap<String, TokenRecord>,
+    meta: BTreeMap<String, String>,
+}
+
+/// The snapshot header: magic bytes, then the format version (u32, little endian).
+const SNAPSHOT_MAGIC: &[u8; 8] = b"HIPPOST\0";
+pub const SNAPSHOT_VERSION: u32 = 1;
+
+#[derive(Debug, Default)]
+pub struct MemoryStore {
+    state: RefCell<State>,
+    /// Increments on every successful commit or setting write: persistence layers save when
+    /// it moves.
+    generation: Cell<u64>,
+}
+
+impl MemoryStore {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.generation.get()
+    }
+
+    /// The whole store as bytes: an 8-byte magic, a u32 format version, then JSON.
+    pub fn snapshot(&self) -> Vec<u8> {
+        let mut out = SNAPSHOT_MAGIC.to_vec();
+        out.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
+        serde_json::to_writer(&mut out, &*self.state.borrow()).expect("state serializes");
+        out
+    }
+
+    /// A store from [`MemoryStore::snapshot`] bytes of this or an earlier format version.
+    pub fn restore(bytes: &[u8]) -> Result<Self, PortError> {
+        let bad = |why: &str| PortError::Backend(format!("not a Hippo store snapshot: {why}"));
+        if bytes.len() < 12 || &bytes[..8] != SNAPSHOT_MAGIC {
+            return Err(bad("wrong header"));
+        }
+        let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+        if version == 0 || version > SNAPSHOT_VERSION {
+            return Err(bad(&format!(
+                "format version {version} (this build reads up to {SNAPSHOT_VERSION})"
+            )));
+        }
+        let mut state: State =
+            serde_json::from_slice(&bytes[12..]).map_err(|e| bad(&e.to_string()))?;
+        for data in state.npcs.values_mut() {
+            for m in data.memories.values() {
+                data.lexical.add(&m.id, &m.summary, &m.keywords);
+            }
+        }
+        Ok(MemoryStore {
+            state: RefCell::new(state),
+            generation: Cell::new(0),
+        })
+    }
+
+    fn bump(&self) {
+        self.generation.set(self.generation.get() + 1);
+    }
+
+    fn read<T>(&self, npcid: &str, f: impl FnOnce(&NpcData) -> T) -> Option<T> {
+        let state = self.state.borrow();
+        state.npcs.get(npcid).filter(|d| d.npc.is_some()).map(f)
+    }
+}
+
+fn validate(state: &State, npcid: &str, batch: &WriteBatch) -> PortResult<()> {
+    let current = state.npcs.get(npcid).and_then(|d| d.npc.as_ref());
+    if let Some(expected) = batch.expect_version {
+        let actual = current.map(|n| n.version);
+        if actual != Some(expected) {
+            return Err(PortError::Conflict(format!(
+                "NPC {npcid} is at version {actual:?}, expected {expected}"
+            )));
+        }
+    }
+    // Writes other than PutNpc/DeleteNpc need the NPC to exist (before or within the batch).
+    let mut exists = current.is_some();
+    for w in &batch.writes {
+        match w {
+            Write::PutNpc(_) => exists = true,
+            Write::DeleteNpc => exists = false,
+            Write::PutToken { token } if token.npcid != npcid => {
+                return Err(PortError::Backend("token of another NPC".into()))
+            }
+            _ if !exists => return Err(PortError::Backend(format!("NPC {npcid} does not exist"))),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn apply(state: &mut State, npcid: &str, write: Write) {
+    if let Write::DeleteNpc = write {
+        state.npcs.remove(npcid);
+        state.tokens.retain(|_, t| t.npcid != npcid);
+        return;
+    }
+    if let Write::PutToken { token } = write {
+        state.tokens.insert(token.token_hash.clone(), token);
+        return;
+    }
+    if let Write::DeleteToken { token_id } = &write {
+        state
+            .tokens
+            .retain(|_, t| !(t.npcid == npcid && &t.token_id == token_id));
+        return;
+    }
+    let data = state.npcs.entry(npcid.to_string()).or_default();
+    match write {
+        Write::PutNpc(mut npc) => {
+            npc.version = data.npc.as_ref().map_or(0, |n| n.version);
+            npc.npcid = npcid.to_string();
+            data.npc = Some(npc);
+        }
+        Write::SetPkgField { key, value } => {
+            data.pkg.insert(key, value);
+        }
+        Write::PutEntity { id, entity } => {
+            data.entities.insert(id, entity);
+        }
+        Write::DeleteEntity { id } => {
+            data.entities.remove(&id);
+        }
+        Write::PutDaily { entry } => {
+            data.dailies.insert(entry.date, entry.summary);
+        }
+        Write::DeleteDaily { date } => {
+            data.dailies.remove(&date);
+        }
+        Write::SetPrior { prior } => data.prior = prior,
+        Write::AppendTurn { turn } => {
+            let duplicate = turn.session_id.is_some()
+                && turn.turn_index.is_some()
+                && data
+                    .turns
+                    .iter()
+                    .any(|t| t.session_id == turn.session_id && t.turn_index == turn.turn_index);
+            if !duplicate {
+                let at = data.turns.partition_point(|t| t.seq <= turn.seq);
+                data.turns.insert(at, turn);
+            }
+        }
+        Write::PutMemory { memory } => {
+            data.lexical
+                .add(&memory.id, &memory.summary, &memory.keywords);
+            data.memories.insert(memory.id.clone(), memory);
+        }
+        Write::DeleteMemory { id } => {
+            data.lexical.remove(&id);
+            data.memories.shift_remove(&id);
+        }
+        Write::Touch { ids, at } => {
+            for id in ids {
+                if let Some(m) = data.memories.get_mut(&id) {
+                    m.access_count = m.access_count.saturating_add(1);
+                    m.last_accessed_at = at;
+                    m.importance = boosted_importance(m.importance);
+                }
+            }
+        }
+        Write::SetWatermark { seq } => {
+            if let Some(npc) = data.npc.as_mut() {
+                npc.watermark = npc.watermark.max(seq);
+            }
+        }
+        Write::DeleteNpc | Write::PutToken { .. } | Write::DeleteToken { .. } => {
+            unreachable!("handled above")
+        }
+    }
+}
+
+#[async_trait(?Send)]
+impl Store for MemoryStore {
+    async fn npc(&self, npcid: &str) -> PortResult<Option<Npc>> {
+        Ok(self.read(npcid, |d| d.npc.clone()).flatten())
+    }
+
+    async fn list_npcs(&self, after: Option<&str>, limit: usize) -> PortResult<Vec<Npc>> {
+        let state = self.state.borrow();
+        Ok(state
+            .npcs
+            .iter()
+            .filter(|(id, _)| after.is_none_or(|a| id.as_str() > a))
+            .filter_map(|(_, d)| d.npc.clone())
+            .take(limit)
+            .collect())
+    }
+
+    async fn pkg(&self, npcid: &str) -> PortResult<Vec<(String, PkgValue)>> {
+        Ok(self
+            .read(npcid, |d| {
+                d.pkg.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+            })
+            .unwrap_or_default())
+    }
+
+    async fn entities(&self, npcid: &str) -> PortResult<Vec<(String, Entity)>> {
+        Ok(self
+            .read(npcid, |d| {
+                d.entities
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
+    async fn diary(&self, npcid: &str) -> PortResult<(String, Vec<DiaryEntry>)> {
+        Ok(self
+            .read(npcid, |d| {
+                let dailies = d
+                    .dailies
+                    .iter()
+                    .map(|(date, summary)| DiaryEntry {
+                        date: date.clone(),
+                        summary: summary.clone(),
+                    })
+                    .collect();
+                (d.prior.clone(), dailies)
+            })
+            .unwrap_or_default())
+    }
+
+    async fn turns(&self, npcid: &str, after_seq: u64, limit: usize) -> PortResult<Vec<Turn>> {
+        Ok(self
+            .read(npcid, |d| {
+                let start = d.turns.partition_point(|t| t.seq <= after_seq);
+                d.turns[start..].iter().take(limit).cloned().collect()
+            })
+            .unwrap_or_default())
+    }
+
+    async fn session_indexes(&self, npcid: &str, session_id: &str) -> PortResult<Vec<u32>> {
+        Ok(self
+            .read(npcid, |d| {
+                d.turns
+                    .iter()
+                    .filter(|t| t.session_id.as_deref() == Some(session_id))
+                    .filter_map(|t| t.turn_index)
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
+    async fn last_seq(&self, npcid: &str) -> PortResult<u64> {
+        Ok(self
+            .read(npcid, |d| d.turns.last().map_or(0, |t| t.seq))
+            .unwrap_or(0))
+    }
+
+    async fn memories(&self, npcid: &str, filter: &MemoryFilter) -> PortResult<Vec<Memory>> {
+        Ok(self
+            .read(npcid, |d| {
+                d.memories
+                    .values()
+                    .filter(|m| filter.collection.is_none_or(|c| m.collection == c))
+                    .filter(|m| filter.types.is_empty() || filter.types.contains(&m.memory_type))
+                    .filter(|m| filter.include_superseded || m.superseded_by.is_none())
+                    .filter(|m| filter.updated_since.is_none_or(|t| m.updated_at >= t))
+                    .skip(filter.offset)
+                    .take(filter.limit.unwrap_or(usize::MAX))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
+    async fn memories_by_id(&self, npcid: &str, ids: &[String]) -> PortResult<Vec<Memory>> {
+        Ok(self
+            .read(npcid, |d| {
+                ids.iter()
+                    .filter_map(|id| d.memories.get(id).cloned())
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
+    async fn lexical_search(
+        &self,
+        npcid: &str,
+        query: &LexicalQuery,
+        limit: usize,
+    ) -> PortResult<Vec<(String, f64)>> {
+        Ok(self
+            .read(npcid, |d| {
+                // Over-fetch, then keep the asked collections.
+                let hits = d
+                    .lexical
+                    .search(&query.terms, limit.saturating_mul(2).max(limit));
+                hits.into_iter()
+                    .filter(|(id, _)| {
+                        query.collections.is_empty()
+                            || d.memories
+                                .get(id)
+                                .is_some_and(|m| query.collections.contains(&m.collection))
+                    })
+                    .take(limit)
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
+    async fn term_stats(&self, npcid: &str, terms: &[String]) -> PortResult<CorpusStats> {
+        Ok(self
+            .read(npcid, |d| d.lexical.stats(terms))
+            .unwrap_or_else(|| CorpusStats {
+                docs: 0,
+                avg_len: 0.0,
+                df: vec![0; terms.len()],
+            }))
+    }
+
+    async fn commit(&self, npcid: &str, batch: WriteBatch) -> PortResult<()> {
+        let mut state = self.state.borrow_mut();
+        validate(&state, npcid, &batch)?;
+        let touches_npc = batch.writes.iter().any(|w| !matches!(w, Write::DeleteNpc));
+        for write in batch.writes {
+            apply(&mut state, npcid, write);
+        }
+        if touches_npc {
+            if let Some(npc) = state.npcs.get_mut(npcid).and_then(|d| d.npc.as_mut()) {
+                npc.version += 1;
+            }
+        }
+        drop(state);
+        self.bump();
+        Ok(())
+    }
+
+    async fn token_by_hash(&self, token_hash: &str) -> PortResult<Option<TokenRecord>> {
+        Ok(self.state.borrow().tokens.get(token_hash).cloned())
+    }
+
+    async fn tokens(&self, npcid: &str) -> PortResult<Vec<TokenRecord>> {
+        Ok(self
+            .state
+            .borrow()
+            .tokens
+            .values()
+            .filter(|t| t.npcid == npcid)
+            .cloned()
+            .collect())
+    }
+
+    async fn acquire_lease(
+        &self,
+        npcid: &str,
+        holder: &str,
+        now: Timestamp,
+        until: Timestamp,
+    ) -> PortResult<bool> {
+        let mut state = self.state.borrow_mut();
+        let Some(data) = state.npcs.get_mut(npcid).filter(|d| d.npc.is_some()) else {
+            return Ok(false);
+        };
+        match &data.lease {
+            Some((h, lapses)) if h != holder && *lapses > now => Ok(false),
+            _ => {
+                data.lease = Some((holder.to_string(), until));
+                Ok(true)
+            }
+        }
+    }
+
+    async fn release_lease(&self, npcid: &str, holder: &str) -> PortResult<()> {
+        let mut state = self.state.borrow_mut();
+        if let Some(data) = state.npcs.get_mut(npcid) {
+            if data.lease.as_ref().is_some_and(|(h, _)| h == holder) {
+                data.lease = None;
+            }
+        }
+        Ok(())
+    }
+
+    async fn meta(&self, key: &str) -> PortResult<Option<String>> {
+        Ok(self.state.borrow().meta.get(key).cloned())
+    }
+
+    async fn set_meta(&self, key: &str, value: &str) -> PortResult<()> {
+        self.state
+            .borrow_mut()
+            .meta
+            .insert(key.to_string(), value.to_string());
+        self.bump();
+        Ok(())
+    }
+}
+
+/// A brute-force vector index in memory, partitioned by NPC.
+#[derive(Debug, Default)]
+pub struct MemoryVectorIndex {
+    npcs: RefCell<BTreeMap<String, BTreeMap<String, VectorItem>>>,
+    generation: Cell<u64>,
+}
+
+impl MemoryVectorIndex {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.generation.get()
+    }
+
+    /// How many vectors the NPC has (tests count deletions with it).
+    pub fn count(&self, npcid: &str) -> usize {
+        self.npcs.borrow().get(npcid).map_or(0, |m| m.len())
+    }
+
+    fn bump(&self) {
+        self.generation.set(self.generation.get() + 1);
+    }
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    if a.len() != b.len() {
+        return 0.0;
+    }
+    let (mut dot, mut na, mut nb) = (0.0f32, 0.0f32, 0.0f32);
+    for (x, y) in a.iter().zip(b) {
+        dot += x * y;
+        na += x * x;
+        nb += y * y;
+    }
+    if na == 0.0 || nb == 0.0 {
+        0.0
+    } else {
+        dot / (na.sqrt() * nb.sqrt())
+    }
+}
+
+#[async_trait(?Send)]
+impl VectorIndex for MemoryVectorIndex {
+    async fn upsert(&self, npcid: &str, items: Vec<VectorItem>) -> PortResult<()> {
+        let mut npcs = self.npcs.borrow_mut();
+        let space = npcs.entry(npcid.to_string()).or_default();
+        for item in items {
+            space.insert(item.id.clone(), item);
+        }
+        drop(npcs);
+        self.bump();
+        Ok(())
+    }
+
+    async fn query(
+        &self,
+        npcid: &str,
+        vector: &[f32],
+        top_k: usize,
+        filter: &VectorFilter,
+    ) -> PortResult<Vec<(String, f32)>> {
+        let npcs = self.npcs.borrow();
+        let Some(space) = npcs.get(npcid) else {
+            return Ok(Vec::new());
+        };
+        let mut hits: Vec<(String, f32)> = space
+            .values()
+            .filter(|i| filter.collections.is_empty() || filter.collections.contains(&i.collection))
+            .filter(|i| filter.types.is_empty() || filter.types.contains(&i.memory_type))
+            .map(|i| (i.id.clone(), cosine(vector, &i.values)))
+            .collect();
+        hits.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        hits.truncate(top_k);
+        Ok(hits)
+    }
+
+    async fn delete(&self, npcid: &str, ids: &[String]) -> PortResult<()> {
+        if let Some(space) = self.npcs.borrow_mut().get_mut(npcid) {
+            for id in ids {
+                space.remove(id);
+            }
+        }
+        self.bump();
+        Ok(())
+    }
+
+    async fn delete_npc(&self, npcid: &str) -> PortResult<()> {
+        self.npcs.borrow_mut().remove(npcid);
+        self.bump();
+        Ok(())
+    }
+}
+
+/// Which collections [`Collection`] values a vector snapshot byte stands for.
+fn collection_byte(c: Collection) -> u8 {
+    match c {
+        Collection::Memory => 0,
+        Collection::Content => 1,
+        Collection::Emotion => 2,
+    }
+}
+
+fn collection_from_byte(b: u8) -> Option<Collection> {
+    [Collection::Memory, Collection::Content, Collection::Emotion]
+        .into_iter()
+        .find(|c| collection_byte(*c) == b)
+}
+
+const VECTORS_MAGIC: &[u8; 8] = b"HIPPOVX\0";
+
+impl MemoryVectorIndex {
+    /// Compact binary snapshot: magic, version, then per vector: npcid, id, collection,
+    /// type, dimension and little-endian f32 values.
+    pub fn snapshot(&self) -> Vec<u8> {
+        fn put_str(out: &mut Vec<u8>, s: &str) {
+            out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+            out.extend_from_slice(s.as_bytes());
+        }
+        let mut out = VECTORS_MAGIC.to_vec();
+        out.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
+        for (npcid, space) in self.npcs.borrow().iter() {
+            for item in space.values() {
+                put_str(&mut out, npcid);
+                put_str(&mut out, &item.id);
+                out.push(collection_byte(item.collection));
+                put_str(&mut out, item.memory_type.as_str());
+                out.extend_from_slice(&(item.values.len() as u32).to_le_bytes());
+                for v in &item.values {
+                    out.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+        }
+        out
+    }
+
+    pub fn restore(bytes: &[u8]) -> Result<Self, PortError> {
+        let bad = || PortError::Backend("not a Hippo vector snapshot".into());
+        let mut r = Reader { bytes, at: 0 };
+        if r.take(8)? != VECTORS_MAGIC {
+            return Err(bad());
+        }
+        let version = r.u32()?;
+        if version == 0 || version > SNAPSHOT_VERSION {
+            return Err(bad());
+        }
+        let index = MemoryVectorIndex::new();
+        {
+            let mut npcs = index.npcs.borrow_mut();
+            while r.at < bytes.len() {
+                let npcid = r.string()?;
+                let id = r.string()?;
+                let collection = collection_from_byte(r.take(1)?[0]).ok_or_else(bad)?;
+                let memory_type = crate::memory::MemoryType::parse(&r.string()?).ok_or_else(bad)?;
+                let dim = r.u32()? as usize;
+                let raw = r.take(dim.checked_mul(4).ok_or_else(bad)?)?;
+                let values = raw
+                    .chunks_exact(4)
+                    .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
+                    .collect();
+                npcs.entry(npcid).or_default().insert(
+                    id.clone(),
+                    VectorItem {
+                        id,
+                        collection,
+                        memory_type,
+                        values,
+                    },
+                );
+            }
+        }
+        Ok(index)
+    }
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> PortResult<&'a [u8]> {
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|e| *e <= self.bytes.len())
+            .ok_or_else(|| PortError::Backend("truncated vector snapshot".into()))?;
+        let out = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(out)
+    }
+
+    fn u32(&mut self) -> PortResult<u32> {
+        Ok(u32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
+    }
+
+    fn string(&mut self) -> PortResult<String> {
+        let n = self.u32()? as usize;
+        String::from_utf8(self.take(n)?.to_vec())
+            .map_err(|_| PortError::Backend("bad string in vector snapshot".into()))
+    }
+}

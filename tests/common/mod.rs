@@ -1,0 +1,134 @@
+//! A Hippo over the in-memory ports at a fixed clock, for the engine tests.
+#![allow(dead_code)]
+
+use async_trait::async_trait;
+use hippo::engine::Ports;
+use hippo::error::PortError;
+use hippo::ports::*;
+use hippo::retrieval::embed::BuiltinEmbedder;
+use hippo::store::{MemoryStore, MemoryVectorIndex};
+use hippo::time::Timestamp;
+use hippo::Hippo;
+use std::rc::Rc;
+
+pub struct World {
+    pub hippo: Hippo,
+    pub store: Rc<MemoryStore>,
+    pub vectors: Rc<MemoryVectorIndex>,
+    pub clock: Rc<FixedClock>,
+}
+
+pub fn t(text: &str) -> Timestamp {
+    Timestamp::parse(text).expect("valid timestamp")
+}
+
+pub fn world() -> World {
+    world_with(Rc::new(MemoryStore::new()))
+}
+
+pub fn world_with(store: Rc<MemoryStore>) -> World {
+    let vectors = Rc::new(MemoryVectorIndex::new());
+    let clock = Rc::new(FixedClock::at(t("2026-04-08T10:00:00Z")));
+    let hippo = Hippo::new(Ports {
+        store: store.clone(),
+        vectors: vectors.clone(),
+        embedder: Rc::new(BuiltinEmbedder::new()),
+        llm: None,
+        clock: clock.clone(),
+    });
+    World {
+        hippo,
+        store,
+        vectors,
+        clock,
+    }
+}
+
+pub fn run<F: std::future::Future>(f: F) -> F::Output {
+    futures::executor::block_on(f)
+}
+
+pub fn json<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> T {
+    serde_json::from_value(v).expect("test JSON matches the type")
+}
+
+/// Yields to the executor once, so `join!`ed operations interleave at every store call.
+pub struct YieldOnce(bool);
+
+impl std::future::Future for YieldOnce {
+    type Output = ();
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        if self.0 {
+            std::task::Poll::Ready(())
+        } else {
+            self.0 = true;
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        }
+    }
+}
+
+/// A store that yields before every call: concurrent writers see each other's races.
+pub struct InterleavingStore(pub Rc<MemoryStore>);
+
+macro_rules! delegate {
+    ($(async fn $name:ident(&self $(, $arg:ident: $ty:ty)*) -> $ret:ty;)*) => {
+        #[async_trait(?Send)]
+        impl Store for InterleavingStore {
+            $(async fn $name(&self $(, $arg: $ty)*) -> $ret {
+                YieldOnce(false).await;
+                self.0.$name($($arg),*).await
+            })*
+        }
+    };
+}
+
+delegate! {
+        async fn npc(&self, npcid: &str) -> PortResult<Option<hippo::npc::Npc>>;
+        async fn list_npcs(&self, after: Option<&str>, limit: usize) -> PortResult<Vec<hippo::npc::Npc>>;
+        async fn pkg(&self, npcid: &str) -> PortResult<Vec<(String, hippo::pkg::PkgValue)>>;
+        async fn entities(&self, npcid: &str) -> PortResult<Vec<(String, hippo::relationship::Entity)>>;
+        async fn diary(&self, npcid: &str) -> PortResult<(String, Vec<hippo::diary::DiaryEntry>)>;
+        async fn turns(&self, npcid: &str, after_seq: u64, limit: usize) -> PortResult<Vec<hippo::conversation::Turn>>;
+        async fn session_indexes(&self, npcid: &str, session_id: &str) -> PortResult<Vec<u32>>;
+        async fn last_seq(&self, npcid: &str) -> PortResult<u64>;
+        async fn memories(&self, npcid: &str, filter: &MemoryFilter) -> PortResult<Vec<hippo::memory::Memory>>;
+        async fn memories_by_id(&self, npcid: &str, ids: &[String]) -> PortResult<Vec<hippo::memory::Memory>>;
+        async fn lexical_search(&self, npcid: &str, query: &LexicalQuery, limit: usize) -> PortResult<Vec<(String, f64)>>;
+        async fn term_stats(&self, npcid: &str, terms: &[String]) -> PortResult<CorpusStats>;
+        async fn commit(&self, npcid: &str, batch: WriteBatch) -> PortResult<()>;
+        async fn token_by_hash(&self, token_hash: &str) -> PortResult<Option<TokenRecord>>;
+        async fn tokens(&self, npcid: &str) -> PortResult<Vec<TokenRecord>>;
+        async fn acquire_lease(&self, npcid: &str, holder: &str, now: Timestamp, until: Timestamp) -> PortResult<bool>;
+        async fn release_lease(&self, npcid: &str, holder: &str) -> PortResult<()>;
+        async fn meta(&self, key: &str) -> PortResult<Option<String>>;
+        async fn set_meta(&self, key: &str, value: &str) -> PortResult<()>;
+}
+
+/// A vector index that is down.
+pub struct DownVectors;
+
+#[async_trait(?Send)]
+impl VectorIndex for DownVectors {
+    async fn upsert(&self, _: &str, _: Vec<VectorItem>) -> PortResult<()> {
+        Err(PortError::Backend("vector index down".into()))
+    }
+    async fn query(
+        &self,
+        _: &str,
+        _: &[f32],
+        _: usize,
+        _: &VectorFilter,
+    ) -> PortResult<Vec<(String, f32)>> {
+        Err(PortError::Backend("vector index down".into()))
+    }
+    async fn delete(&self, _: &str, _: &[String]) -> PortResult<()> {
+        Err(PortError::Backend("vector index down".into()))
+    }
+    async fn delete_npc(&self, _: &str) -> PortResult<()> {
+        Err(PortError::Backend("vector index down".into()))
+    }
+}

@@ -1,0 +1,535 @@
+//! The engine over in-memory ports: every operation's contract, as the routes expose it.
+
+mod common;
+
+use common::*;
+use hippo::api::*;
+use hippo::engine::{ListMemoriesQuery, Ports};
+use hippo::pkg::PkgValue;
+use hippo::Error;
+use serde_json::json;
+use std::rc::Rc;
+
+fn npc(w: &World, npcid: &str, pkg: serde_json::Value) {
+    run(w
+        .hippo
+        .upsert_npc(npcid, json(json!({"display_name": "灵绯", "pkg": pkg}))))
+    .unwrap();
+}
+
+fn add(w: &World, npcid: &str, memories: serde_json::Value) -> AddMemoriesResponse {
+    run(w
+        .hippo
+        .add_memories(npcid, json(json!({ "memories": memories }))))
+    .unwrap()
+}
+
+fn retrieve(w: &World, npcid: &str, body: serde_json::Value) -> Vec<RetrievedMemory> {
+    run(w.hippo.retrieve(npcid, json(body))).unwrap().memories
+}
+
+#[test]
+fn npc_create_then_update_keeps_unchanged_fields() {
+    let w = world();
+    let created = run(w.hippo.upsert_npc(
+        "a",
+        json(json!({"display_name": "A", "voice_registered": true})),
+    ))
+    .unwrap();
+    assert!(created.created && created.voice_registered && !created.face_registered);
+    let updated = run(w
+        .hippo
+        .upsert_npc("a", json(json!({"face_registered": true}))))
+    .unwrap();
+    assert!(!updated.created);
+    assert_eq!(updated.display_name, "A");
+    assert!(updated.voice_registered && updated.face_registered);
+    let bad = run(w.hippo.upsert_npc("a b", NpcUpsert::default())).unwrap_err();
+    assert!(matches!(bad, Error::InvalidInput(_)));
+    let bad = run(w
+        .hippo
+        .upsert_npc("a", json(json!({"settings": {"diary_window": 0}}))))
+    .unwrap_err();
+    assert!(matches!(bad, Error::InvalidInput(_)), "{bad:?}");
+}
+
+#[test]
+fn pkg_routes_follow_the_seed() {
+    let w = world();
+    npc(
+        &w,
+        "abc123",
+        json!({"Name": "Xiao Ming", "Hobbies": "Reading,Running"}),
+    );
+    let res = run(w.hippo.update_pkg("abc123", json(json!({"updates": [
+        {"key": "Hobbies", "value": "Swimming,Painting"},
+        {"key": "Favorite Books", "value": ["Three-Body Problem", "One Hundred Years of Solitude"]},
+        {"key": "Name", "value": "Someone Else"},
+        {"key": "voice_registered", "value": "true"}
+    ]})))).unwrap();
+    assert_eq!(res.status, "ok");
+    assert_eq!(res.updated_fields, ["Hobbies", "Favorite Books"]);
+    let view = run(w.hippo.get_pkg("abc123")).unwrap();
+    assert_eq!(view.pkg["Name"], PkgValue::Text("Xiao Ming".into()));
+    assert_eq!(
+        view.pkg["Hobbies"],
+        PkgValue::List(vec![
+            "Reading".into(),
+            "Running".into(),
+            "Swimming".into(),
+            "Painting".into()
+        ])
+    );
+    assert_eq!(view.pkg["voice_registered"], PkgValue::Flag(false));
+    let empty = run(w.hippo.update_pkg("abc123", json(json!({"updates": []})))).unwrap_err();
+    assert_eq!(empty, Error::InvalidInput("updates cannot be empty".into()));
+    let missing = run(w.hippo.update_pkg(
+        "nobody",
+        json(json!({"updates": [{"key": "A", "value": "b"}]})),
+    ))
+    .unwrap_err();
+    assert_eq!(
+        missing,
+        Error::NotFound("NPC nobody does not exist or has no PKG".into())
+    );
+    assert!(matches!(
+        run(w.hippo.get_pkg("nobody")),
+        Err(Error::NotFound(_))
+    ));
+}
+
+#[test]
+fn parallel_pkg_updates_both_land() {
+    let store = Rc::new(hippo::store::MemoryStore::new());
+    let w = world_with(store.clone());
+    npc(&w, "p", json!({}));
+    let interleaved = hippo::Hippo::new(Ports {
+        store: Rc::new(InterleavingStore(store.clone())),
+        ..w.hippo.ports().clone()
+    });
+    let a = interleaved.update_pkg(
+        "p",
+        json(json!({"updates": [{"key": "Hobbies", "value": "Chess"}]})),
+    );
+    let b = interleaved.update_pkg(
+        "p",
+        json(
+            json!({"updates": [{"key": "Hobbies", "value": "Go"}, {"key": "Job", "value": "dev"}]}),
+        ),
+    );
+    let (ra, rb) = run(async { futures::join!(a, b) });
+    ra.unwrap();
+    rb.unwrap();
+    let pkg = run(w.hippo.get_pkg("p")).unwrap().pkg;
+    match &pkg["Hobbies"] {
+        PkgValue::List(items) => {
+            assert!(
+                items.contains(&"Chess".to_string()) && items.contains(&"Go".to_string()),
+                "{items:?}"
+            )
+        }
+        other => panic!("Hobbies is {other:?}"),
+    }
+    assert_eq!(pkg["Job"], PkgValue::Text("dev".into()));
+}
+
+#[test]
+fn relationships_and_diary_views() {
+    let w = world();
+    npc(&w, "r", json!({}));
+    let res = run(w.hippo.apply_entity_ops("r", json(json!({"ops": [
+        {"op": "add", "name": "Xiao Hong", "alias": ["Honghong"], "title": ["Classmate"], "remark": "Often plays basketball together"},
+        {"op": "add", "name": "Teacher Zhang", "title": ["Class Teacher"], "remark": "Math teacher"},
+        {"op": "update", "name": "honghong", "title": ["Best friend"]}
+    ]})))).unwrap();
+    assert_eq!(res.count, 2);
+    let ids: Vec<&str> = res.results.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, ["entity_001", "entity_002", "entity_001"]);
+    let view = run(w.hippo.get_relationships("r")).unwrap();
+    assert_eq!(view.count, 2);
+    assert_eq!(
+        view.relationship["entity_001"].title,
+        ["Classmate", "Best friend"]
+    );
+    let gone = run(w.hippo.apply_entity_ops(
+        "r",
+        json(json!({"ops": [{"op": "delete", "name": "Nobody"}]})),
+    ))
+    .unwrap_err();
+    assert!(matches!(gone, Error::NotFound(_)));
+    let diary = run(w.hippo.get_diary("r")).unwrap();
+    assert_eq!((diary.count, diary.prior.as_str()), (0, ""));
+}
+
+#[test]
+fn conversation_appends_are_idempotent_per_session_and_index() {
+    let w = world();
+    npc(&w, "c", json!({}));
+    let body = json!({"session_id": "s1", "turns": [
+        {"role": "user", "content": "叫我阿澈就好"},
+        {"role": "assistant", "content": "好的，阿澈"}
+    ], "summary": "打招呼"});
+    let first = run(w.hippo.append_conversation("c", json(body.clone()))).unwrap();
+    assert_eq!(
+        (first.appended, first.duplicates, first.last_seq),
+        (3, 0, 3)
+    );
+    let again = run(w.hippo.append_conversation("c", json(body))).unwrap();
+    assert_eq!((again.appended, again.duplicates), (0, 3));
+    let next = run(w.hippo.append_conversation(
+        "c",
+        json(json!({"session_id": "s1", "turns": [
+            {"role": "user", "content": "明天见", "index": 2}
+        ]})),
+    ))
+    .unwrap();
+    assert_eq!((next.appended, next.last_seq), (1, 4));
+    let log = run(w.hippo.get_conversation("c", 0, 100)).unwrap();
+    assert_eq!(log.turns.len(), 4);
+    assert_eq!(log.turns[3].content, "明天见");
+    let bad = run(w.hippo.append_conversation(
+        "c",
+        json(json!({"turns": [{"role": "system", "content": "x"}]})),
+    ))
+    .unwrap_err();
+    assert_eq!(
+        bad,
+        Error::InvalidInput("turns[0].role must be \"user\" or \"assistant\"".into())
+    );
+}
+
+#[test]
+fn duplicates_reinforce_and_new_values_supersede() {
+    let w = world();
+    npc(&w, "m", json!({}));
+    let first = add(
+        &w,
+        "m",
+        json!([{"summary": "User lives in Berlin", "type": "profile"}]),
+    );
+    let berlin = first.results[0].id.clone();
+    let dup = add(
+        &w,
+        "m",
+        json!([{"summary": "user lives in Berlin.", "type": "profile", "importance": 0.9}]),
+    );
+    assert_eq!(dup.results[0].action, "reinforced");
+    assert_eq!(dup.results[0].id, berlin);
+    let listed = run(w.hippo.list_memories("m", ListMemoriesQuery::default())).unwrap();
+    assert_eq!(listed.count, 1);
+    assert_eq!(listed.memories[0].memory.encounter_count, 2);
+    assert!(
+        (listed.memories[0].memory.importance - 0.7).abs() < 1e-9,
+        "running average of 0.5 and 0.9"
+    );
+    let moved = add(
+        &w,
+        "m",
+        json!([{"summary": "User lives in Bangkok", "type": "profile"}]),
+    );
+    assert_eq!(moved.results[0].action, "superseded");
+    assert_eq!(
+        moved.results[0].supersedes.as_deref(),
+        Some(berlin.as_str())
+    );
+    let found = retrieve(&w, "m", json!({"query": "where does the user live"}));
+    assert!(
+        found.iter().any(|m| m.summary == "User lives in Bangkok"),
+        "{found:?}"
+    );
+    assert!(
+        found.iter().all(|m| m.id != berlin),
+        "superseded memory returned"
+    );
+    // Deleting the newer one resurrects the older.
+    run(w.hippo.delete_memory("m", &moved.results[0].id)).unwrap();
+    let found = retrieve(&w, "m", json!({"query": "where does the user live"}));
+    assert_eq!(found.first().map(|m| m.id.as_str()), Some(berlin.as_str()));
+    assert!(matches!(
+        run(w.hippo.delete_memory("m", "mem_nope")),
+        Err(Error::NotFound(_))
+    ));
+}
+
+#[test]
+fn retrieval_answers_the_demo_questions_in_chinese() {
+    let w = world();
+    npc(&w, "01", json!({"Nickname": "阿澈"}));
+    add(
+        &w,
+        "01",
+        json!([
+            {"summary": "用户喜欢灵绯叫他阿澈", "type": "preference", "keywords": ["称呼", "昵称", "名字"]},
+            {"summary": "用户和灵绯约定的暗号是“月亮醒了”", "type": "other", "keywords": ["暗号", "约定"]},
+            {"summary": "用户喜欢先给结论，再补充两三条理由的建议格式", "type": "style", "keywords": ["建议", "格式", "回答风格"]},
+            {"summary": "用户对花生过敏", "type": "constraint", "keywords": ["过敏", "饮食"]},
+            {"summary": "用户的银行卡密码线索", "type": "other", "sensitive": true, "keywords": ["暗号", "密码"]}
+        ]),
+    );
+    let first = |q: &str| {
+        retrieve(&w, "01", json!({"query": q, "max_results": 3}))[0]
+            .summary
+            .clone()
+    };
+    assert!(first("用户喜欢灵绯怎么称呼自己").contains("阿澈"));
+    assert!(first("用户和灵绯之前约定的暗号").contains("月亮醒了"));
+    assert!(first("用户喜欢灵绯用什么格式给建议").contains("先给结论"));
+    assert!(first("我对什么过敏").contains("花生"));
+    let all = retrieve(&w, "01", json!({"query": "暗号 密码", "max_results": 10}));
+    assert!(
+        all.iter().all(|m| !m.summary.contains("银行卡")),
+        "sensitive memory returned: {all:?}"
+    );
+    let typed = retrieve(
+        &w,
+        "01",
+        json!({"query": "用户", "memory_types": ["constraint", "bogus"], "max_results": 10}),
+    );
+    assert!(
+        !typed.is_empty() && typed.iter().all(|m| m.memory_type == "constraint"),
+        "{typed:?}"
+    );
+}
+
+#[test]
+fn retrieval_contract_limits_and_empty_answers() {
+    let w = world();
+    npc(&w, "x", json!({}));
+    assert_eq!(
+        run(w.hippo.retrieve("x", json(json!({"query": "  "})))).unwrap_err(),
+        Error::InvalidInput("query cannot be empty".into())
+    );
+    let none = run(w.hippo.retrieve(
+        "x",
+        json(json!({"query": "nothing here", "live_id": 7, "extra": true})),
+    ))
+    .unwrap();
+    assert_eq!(serde_json::to_string(&none).unwrap(), r#"{"memories":[]}"#);
+    // Thirty distinct memories that all mention stamps (distinct, so none is a duplicate).
+    let words: Vec<String> = (0..120)
+        .map(|i| format!("w{}x{}", i * 7919 % 1000, i))
+        .collect();
+    let many: Vec<serde_json::Value> = words
+        .chunks(4)
+        .map(|w| json!({"summary": format!("stamp {}", w.join(" ")), "type": "preference"}))
+        .collect();
+    add(&w, "x", json!(many));
+    let n = |max: serde_json::Value| {
+        retrieve(
+            &w,
+            "x",
+            json!({"query": "stamp collection", "max_results": max}),
+        )
+        .len()
+    };
+    assert_eq!(n(json!(null)), 5);
+    assert_eq!(n(json!(100)), 10);
+    assert_eq!(n(json!(0)), 1);
+}
+
+#[test]
+fn retrieval_reinforces_what_it_returns() {
+    let w = world();
+    npc(&w, "rf", json!({}));
+    add(
+        &w,
+        "rf",
+        json!([{"summary": "The user plays the violin", "type": "preference"}]),
+    );
+    retrieve(&w, "rf", json!({"query": "violin"}));
+    retrieve(&w, "rf", json!({"query": "violin"}));
+    let m = &run(w.hippo.list_memories("rf", ListMemoriesQuery::default()))
+        .unwrap()
+        .memories[0];
+    assert_eq!(m.memory.access_count, 2);
+    assert!(m.memory.importance > 0.5);
+}
+
+#[test]
+fn one_npc_never_sees_another() {
+    let w = world();
+    npc(&w, "alice", json!({"Nickname": "Ally"}));
+    npc(&w, "bob", json!({}));
+    add(
+        &w,
+        "alice",
+        json!([{"summary": "Alice's secret phrase is blue falcon", "type": "other"}]),
+    );
+    let seen = retrieve(
+        &w,
+        "bob",
+        json!({"query": "secret phrase blue falcon Ally", "max_results": 10}),
+    );
+    assert!(seen.is_empty(), "bob saw {seen:?}");
+    let listed = run(w.hippo.list_memories("bob", ListMemoriesQuery::default())).unwrap();
+    assert_eq!(listed.count, 0);
+}
+
+#[test]
+fn vector_index_down_still_answers_lexically() {
+    let w = world();
+    npc(&w, "v", json!({}));
+    add(
+        &w,
+        "v",
+        json!([{"summary": "The user is allergic to peanuts", "type": "constraint"}]),
+    );
+    let degraded = hippo::Hippo::new(Ports {
+        vectors: Rc::new(DownVectors),
+        ..w.hippo.ports().clone()
+    });
+    let found = run(degraded.retrieve("v", json(json!({"query": "peanut allergy"})))).unwrap();
+    assert_eq!(found.memories.len(), 1);
+    // Writes still land (vectors are rebuilt later).
+    run(degraded.add_memories(
+        "v",
+        json(json!({"memories": [{"summary": "The user runs marathons", "type": "preference"}]})),
+    ))
+    .unwrap();
+    assert_eq!(run(w.hippo.rebuild_vectors("v")).unwrap(), 2);
+    assert_eq!(w.vectors.count("v"), 2);
+}
+
+#[test]
+fn tokens_resolve_expire_and_revoke() {
+    let w = world();
+    npc(&w, "t", json!({}));
+    let issued = run(w.hippo.issue_token("t", json(json!({"ttl_seconds": 60})))).unwrap();
+    assert_eq!(run(w.hippo.resolve_token(&issued.token)).unwrap(), "t");
+    assert_eq!(
+        run(w.hippo.resolve_token(&format!("Bearer {}", issued.token))).unwrap(),
+        "t"
+    );
+    assert_eq!(
+        run(w.hippo.resolve_token(&format!("bearer   {}", issued.token))).unwrap(),
+        "t"
+    );
+    for bad in [
+        "",
+        "Bearer",
+        "Basic abc",
+        "hpo_wrong",
+        &format!("Token {}", issued.token),
+    ] {
+        assert!(
+            matches!(run(w.hippo.resolve_token(bad)), Err(Error::Unauthorized(_))),
+            "{bad:?}"
+        );
+    }
+    // Only the hash is stored.
+    let stored = String::from_utf8(w.store.snapshot()).unwrap_or_default();
+    assert!(!stored.contains(&issued.token));
+    w.clock.advance_hours(1.0);
+    assert!(matches!(
+        run(w.hippo.resolve_token(&issued.token)),
+        Err(Error::Unauthorized(_))
+    ));
+    let forever = run(w.hippo.issue_token("t", TokenRequest::default())).unwrap();
+    run(w.hippo.revoke_token("t", &forever.token_id)).unwrap();
+    assert!(matches!(
+        run(w.hippo.resolve_token(&forever.token)),
+        Err(Error::Unauthorized(_))
+    ));
+    assert!(matches!(
+        run(w.hippo.revoke_token("t", "tok_nope")),
+        Err(Error::NotFound(_))
+    ));
+    let kept = run(w.hippo.issue_token("t", TokenRequest::default())).unwrap();
+    run(w.hippo.delete_npc("t")).unwrap();
+    assert!(matches!(
+        run(w.hippo.resolve_token(&kept.token)),
+        Err(Error::Unauthorized(_))
+    ));
+}
+
+#[test]
+fn export_delete_import_round_trip_is_lossless() {
+    let w = world();
+    npc(
+        &w,
+        "e",
+        json!({"Name": "Xiao Ming", "Hobbies": ["Reading"]}),
+    );
+    run(w.hippo.apply_entity_ops(
+        "e",
+        json(json!({"ops": [{"op": "add", "name": "小红", "title": ["同学"]}]})),
+    ))
+    .unwrap();
+    run(w.hippo.append_conversation(
+        "e",
+        json(json!({"session_id": "s", "turns": [{"role": "user", "content": "hi"}]})),
+    ))
+    .unwrap();
+    add(
+        &w,
+        "e",
+        json!([{"summary": "User lives in Berlin", "type": "profile"}, {"summary": "User lives in Bangkok", "type": "profile"}]),
+    );
+    let before = run(w.hippo.export_npc("e")).unwrap();
+    run(w.hippo.delete_npc("e")).unwrap();
+    assert!(matches!(run(w.hippo.get_npc("e")), Err(Error::NotFound(_))));
+    assert_eq!(w.vectors.count("e"), 0);
+    // Through JSON, as the route carries it.
+    let doc: NpcExport = serde_json::from_str(&serde_json::to_string(&before).unwrap()).unwrap();
+    run(w.hippo.import_npc("e", doc)).unwrap();
+    let after = run(w.hippo.export_npc("e")).unwrap();
+    assert_eq!(
+        serde_json::to_value(&before).unwrap(),
+        serde_json::to_value(&after).unwrap()
+    );
+    assert_eq!(w.vectors.count("e"), 2);
+    let mut wrong = before.clone();
+    wrong.version = 99;
+    assert!(matches!(
+        run(w.hippo.import_npc("e", wrong)),
+        Err(Error::InvalidInput(_))
+    ));
+}
+
+#[test]
+fn a_database_refuses_a_different_embedder() {
+    let w = world();
+    npc(&w, "emb", json!({}));
+    run(hippo::ports::Store::set_meta(
+        w.store.as_ref(),
+        "embedder",
+        "other-model:1024",
+    ))
+    .unwrap();
+    let err = run(w.hippo.add_memories(
+        "emb",
+        json(json!({"memories": [{"summary": "x", "type": "other"}]})),
+    ))
+    .unwrap_err();
+    assert!(matches!(err, Error::NotConfigured(_)), "{err:?}");
+}
+
+#[test]
+fn memory_inputs_are_validated_with_their_index() {
+    let w = world();
+    npc(&w, "val", json!({}));
+    let err = |m: serde_json::Value| {
+        run(w.hippo.add_memories(
+            "val",
+            json(json!({"memories": [{"summary": "ok", "type": "other"}, m]})),
+        ))
+        .unwrap_err()
+    };
+    assert_eq!(
+        err(json!({"summary": "", "type": "other"})),
+        Error::InvalidInput("memories[1].summary cannot be empty".into())
+    );
+    assert!(
+        matches!(err(json!({"summary": "x", "type": "nonsense"})), Error::InvalidInput(m) if m.starts_with("memories[1].type"))
+    );
+    assert!(
+        matches!(err(json!({"summary": "x", "type": "other", "confidence": 1.5})), Error::InvalidInput(m) if m.contains("confidence"))
+    );
+    assert_eq!(
+        run(w.hippo.list_memories("val", ListMemoriesQuery::default()))
+            .unwrap()
+            .count,
+        0,
+        "a rejected batch wrote something"
+    );
+}
