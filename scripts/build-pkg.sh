@@ -21,13 +21,29 @@ step "cargo build (release, wasm32)"
 cargo build -p hippo-wasm --lib --release --target wasm32-unknown-unknown
 
 rm -rf "$DIST"
-for target in nodejs web bundler; do
-  out=$DIST/$target
+TARGETS=(nodejs web bundler)
+for target in "${TARGETS[@]}"; do
   step "wasm-bindgen --target $target"
-  wasm-bindgen --target "$target" --out-dir "$out" --out-name "$CRATE" --no-typescript "$RAW"
-  step "wasm-opt -Oz ($target)"
-  "$WASM_OPT" -Oz "${FEATURES[@]}" "$out/${CRATE}_bg.wasm" -o "$out/${CRATE}_bg.wasm"
+  wasm-bindgen --target "$target" --out-dir "$DIST/$target" --out-name "$CRATE" --no-typescript "$RAW"
 done
+
+# The glue differs per target but the .wasm usually does not: optimize it once when the
+# three are identical, else each.
+first=$DIST/${TARGETS[0]}/${CRATE}_bg.wasm
+identical=true
+for target in "${TARGETS[@]}"; do
+  cmp -s "$first" "$DIST/$target/${CRATE}_bg.wasm" || identical=false
+done
+if $identical; then
+  step "wasm-opt -Oz (one module for every target)"
+  "$WASM_OPT" -Oz "${FEATURES[@]}" "$first" -o "$first"
+  for target in "${TARGETS[@]:1}"; do cp "$first" "$DIST/$target/${CRATE}_bg.wasm"; done
+else
+  for target in "${TARGETS[@]}"; do
+    step "wasm-opt -Oz ($target)"
+    "$WASM_OPT" -Oz "${FEATURES[@]}" "$DIST/$target/${CRATE}_bg.wasm" -o "$DIST/$target/${CRATE}_bg.wasm"
+  done
+fi
 
 # Each glue directory says which module system its .js files use (the package is "module").
 printf '{ "type": "commonjs" }\n' > "$DIST/nodejs/package.json"

@@ -7,10 +7,18 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-/// A JS request object → the core's request type. A shape error is the HTTP API's 400:
-/// code `invalid_request`, with serde's description of what was wrong.
+/// A JS request object → the core's request type, read exactly as the HTTP API reads a body:
+/// `JSON.stringify` then `serde_json`. So `undefined` fields are absent, a `Date` is its
+/// RFC 3339 string, and a shape error is the HTTP API's 400 with serde_json's message (code
+/// `invalid_request`). (serde-wasm-bindgen would walk a string as if it were an array and
+/// report JS engine errors instead.)
 pub fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, hippo::Error> {
-    serde_wasm_bindgen::from_value(value)
+    let json = js_sys::JSON::stringify(&value).map_err(|thrown| {
+        hippo::Error::invalid(format!("request is not JSON: {}", describe(&thrown)))
+    })?;
+    // `JSON.stringify(undefined)` is `undefined`: no body at all, which JSON calls `null`.
+    let json = json.as_string().unwrap_or_else(|| "null".to_string());
+    serde_json::from_str(&json)
         .map_err(|e| hippo::Error::invalid(format!("invalid request body: {e}")))
 }
 

@@ -8,7 +8,7 @@ use crate::convert::{from_js, from_js_or_default, property, to_js, to_js_error};
 use crate::options;
 use crate::storage::PersistedState;
 use hippo::api::{self, *};
-use hippo::engine::ListMemoriesQuery;
+use hippo::engine::{ListMemoriesQuery, LOG_PAGE_DEFAULT, NPC_PAGE_DEFAULT, NPC_PAGE_MAX};
 use js_sys::Promise;
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
@@ -16,11 +16,6 @@ use std::future::Future;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
-
-/// Page size of `listNpcs` and `getConversation` when the caller gives none, and the most
-/// one call returns.
-const DEFAULT_PAGE: usize = 100;
-const MAX_PAGE: usize = 1000;
 
 struct Inner {
     hippo: hippo::Hippo,
@@ -53,12 +48,18 @@ struct LogRange {
     limit: Option<usize>,
 }
 
-fn page_size(limit: Option<usize>) -> usize {
-    limit.unwrap_or(DEFAULT_PAGE).clamp(1, MAX_PAGE)
-}
-
 /// Runs one call of the API: a rejected promise for a closed instance, a bad request or a
 /// core error; otherwise the response as a plain object.
+/// The answer of `reembed()`.
+#[derive(Serialize)]
+struct Reembedded {
+    status: &'static str,
+    /// `name:dimension` of the embedder now recorded.
+    embedder: String,
+    /// How many vectors were written.
+    vectors: usize,
+}
+
 fn call<T, F, Fut>(inner: &Rc<Inner>, run: F) -> Promise
 where
     T: Serialize,
@@ -123,7 +124,7 @@ impl JsHippo {
         call(&self.inner, |i| async move {
             let page: Page = from_js_or_default(page)?;
             i.hippo
-                .list_npcs(page.after.as_deref(), page_size(page.limit))
+                .list_npcs(page.after.as_deref(), page.limit.unwrap_or(NPC_PAGE_DEFAULT))
                 .await
         })
     }
@@ -178,7 +179,7 @@ impl JsHippo {
         call(&self.inner, |i| async move {
             let range: LogRange = from_js_or_default(range)?;
             i.hippo
-                .get_conversation(&npcid, range.since, page_size(range.limit))
+                .get_conversation(&npcid, range.since, range.limit.unwrap_or(LOG_PAGE_DEFAULT))
                 .await
         })
     }
@@ -249,6 +250,32 @@ impl JsHippo {
         call(&self.inner, |i| async move {
             let document: NpcExport = from_js(document)?;
             i.hippo.import_npc(&npcid, document).await
+        })
+    }
+
+    /// Re-embeds every NPC's memories with the configured embedder and records it as the
+    /// store's embedder (what the HTTP API's re-embed operation does): needed once after
+    /// switching `embed`, which otherwise rejects with `not_configured`.
+    pub fn reembed(&self) -> Promise {
+        call(&self.inner, |i| async move {
+            let embedder = i.hippo.adopt_embedder().await?;
+            let mut vectors = 0;
+            let mut after: Option<String> = None;
+            loop {
+                let page = i.hippo.list_npcs(after.as_deref(), NPC_PAGE_MAX).await?;
+                for npc in &page.npcs {
+                    vectors += i.hippo.rebuild_vectors(&npc.npcid).await?;
+                }
+                match page.next {
+                    Some(next) => after = Some(next),
+                    None => break,
+                }
+            }
+            Ok(Reembedded {
+                status: "ok",
+                embedder,
+                vectors,
+            })
         })
     }
 
