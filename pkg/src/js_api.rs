@@ -107,7 +107,10 @@ impl JsHippo {
     /// `GET /api/npc/{npcid}`.
     #[wasm_bindgen(js_name = getNpc)]
     pub fn get_npc(&self, npcid: String) -> Promise {
-        call(&self.inner, |i| async move { i.hippo.get_npc(&npcid).await })
+        call(
+            &self.inner,
+            |i| async move { i.hippo.get_npc(&npcid).await },
+        )
     }
 
     /// `DELETE /api/npc/{npcid}`: the NPC and everything of it.
@@ -124,7 +127,10 @@ impl JsHippo {
         call(&self.inner, |i| async move {
             let page: Page = from_js_or_default(page)?;
             i.hippo
-                .list_npcs(page.after.as_deref(), page.limit.unwrap_or(NPC_PAGE_DEFAULT))
+                .list_npcs(
+                    page.after.as_deref(),
+                    page.limit.unwrap_or(NPC_PAGE_DEFAULT),
+                )
                 .await
         })
     }
@@ -132,7 +138,10 @@ impl JsHippo {
     /// `GET /api/pkg/{npcid}`.
     #[wasm_bindgen(js_name = getPkg)]
     pub fn get_pkg(&self, npcid: String) -> Promise {
-        call(&self.inner, |i| async move { i.hippo.get_pkg(&npcid).await })
+        call(
+            &self.inner,
+            |i| async move { i.hippo.get_pkg(&npcid).await },
+        )
     }
 
     /// `PUT /api/pkg/{npcid}` with `{updates: [{key, value}]}`.
@@ -162,7 +171,10 @@ impl JsHippo {
     /// `GET /api/diary/{npcid}`.
     #[wasm_bindgen(js_name = getDiary)]
     pub fn get_diary(&self, npcid: String) -> Promise {
-        call(&self.inner, |i| async move { i.hippo.get_diary(&npcid).await })
+        call(
+            &self.inner,
+            |i| async move { i.hippo.get_diary(&npcid).await },
+        )
     }
 
     /// `POST /api/conversation/{npcid}` with `{session_id?, turns, summary?}`.
@@ -241,7 +253,10 @@ impl JsHippo {
     /// `GET /api/npc/{npcid}/export`: the NPC's whole memory as one versioned document.
     #[wasm_bindgen(js_name = exportNpc)]
     pub fn export_npc(&self, npcid: String) -> Promise {
-        call(&self.inner, |i| async move { i.hippo.export_npc(&npcid).await })
+        call(
+            &self.inner,
+            |i| async move { i.hippo.export_npc(&npcid).await },
+        )
     }
 
     /// `POST /api/npc/{npcid}/import` with a document from `exportNpc`.

@@ -83,9 +83,7 @@ impl JsEmbedder {
             .callback
             .call1(&JsValue::UNDEFINED, &input)
             .map_err(|e| port_error("embed", e))?;
-        let vectors = settle(returned)
-            .await
-            .map_err(|e| port_error("embed", e))?;
+        let vectors = settle(returned).await.map_err(|e| port_error("embed", e))?;
         if !js_sys::Array::is_array(&vectors) {
             return Err(PortError::Backend(
                 "embed must return an array of vectors".into(),
@@ -162,7 +160,9 @@ impl Embedder for JsEmbedder {
             )));
         }
         if vectors.iter().flatten().any(|x| !x.is_finite()) {
-            return Err(PortError::Backend("embed returned a non-finite value".into()));
+            return Err(PortError::Backend(
+                "embed returned a non-finite value".into(),
+            ));
         }
         Ok(vectors.into_iter().map(normalize).collect())
     }
@@ -217,9 +217,9 @@ impl JsClock {
         if option.is_undefined() || option.is_null() {
             return Ok(JsClock { callback: None });
         }
-        let callback = option
-            .dyn_into::<js_sys::Function>()
-            .map_err(|_| hippo::Error::invalid("clock must be a function returning milliseconds"))?;
+        let callback = option.dyn_into::<js_sys::Function>().map_err(|_| {
+            hippo::Error::invalid("clock must be a function returning milliseconds")
+        })?;
         let clock = JsClock {
             callback: Some(callback),
         };

@@ -4,9 +4,9 @@
 use crate::convert::property;
 use crate::js_ports::{JsClock, JsEmbedder, JsLlm};
 use crate::storage::{open_storage, PersistedState, PersistentStore, PersistentVectors};
-use hippo::retrieval::embed::BuiltinEmbedder;
 use hippo::engine::Ports;
 use hippo::ports::{Embedder, Llm};
+use hippo::retrieval::embed::BuiltinEmbedder;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;

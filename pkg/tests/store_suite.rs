@@ -60,7 +60,11 @@ impl Disk {
 }
 
 fn failures(results: Vec<(String, Result<(), String>)>) -> Vec<String> {
-    assert!(results.len() >= 10, "the suite ran only {} cases", results.len());
+    assert!(
+        results.len() >= 10,
+        "the suite ran only {} cases",
+        results.len()
+    );
     results
         .into_iter()
         .filter_map(|(name, r)| r.err().map(|e| format!("{name}: {e}")))
@@ -70,14 +74,20 @@ fn failures(results: Vec<(String, Result<(), String>)>) -> Vec<String> {
 #[wasm_bindgen_test]
 async fn suite_passes_in_memory() {
     let store = PersistentStore(Rc::new(PersistedState::in_memory()));
-    assert_eq!(failures(run_store_suite(&store, "mem-").await), Vec::<String>::new());
+    assert_eq!(
+        failures(run_store_suite(&store, "mem-").await),
+        Vec::<String>::new()
+    );
 }
 
 #[wasm_bindgen_test]
 async fn suite_passes_persisted_and_the_saved_bytes_reopen_to_the_same_data() {
     let disk = Disk::new();
     let store = PersistentStore(disk.open().await);
-    assert_eq!(failures(run_store_suite(&store, "disk-").await), Vec::<String>::new());
+    assert_eq!(
+        failures(run_store_suite(&store, "disk-").await),
+        Vec::<String>::new()
+    );
     assert!(disk.saves.get() > 0, "mutations were saved");
 
     let reopened = PersistentStore(disk.open().await);
@@ -87,9 +97,18 @@ async fn suite_passes_persisted_and_the_saved_bytes_reopen_to_the_same_data() {
     assert_eq!(after, before);
     for npc in &before {
         let id = &npc.npcid;
-        assert_eq!(reopened.pkg(id).await.unwrap(), store.pkg(id).await.unwrap());
-        assert_eq!(reopened.entities(id).await.unwrap(), store.entities(id).await.unwrap());
-        assert_eq!(reopened.diary(id).await.unwrap(), store.diary(id).await.unwrap());
+        assert_eq!(
+            reopened.pkg(id).await.unwrap(),
+            store.pkg(id).await.unwrap()
+        );
+        assert_eq!(
+            reopened.entities(id).await.unwrap(),
+            store.entities(id).await.unwrap()
+        );
+        assert_eq!(
+            reopened.diary(id).await.unwrap(),
+            store.diary(id).await.unwrap()
+        );
         assert_eq!(
             reopened.turns(id, 0, 10_000).await.unwrap(),
             store.turns(id, 0, 10_000).await.unwrap()
@@ -121,11 +140,20 @@ async fn a_failed_save_rolls_back_to_what_was_saved() {
     let error = store.commit("npc", put("lost")).await.unwrap_err();
     assert!(error.to_string().contains("disk full"), "{error}");
     let npc = store.npc("npc").await.unwrap().unwrap();
-    assert_eq!(npc.display_name, "saved", "the failed change is not visible");
-    state.flush().await.expect("nothing is pending after a rollback");
+    assert_eq!(
+        npc.display_name, "saved",
+        "the failed change is not visible"
+    );
+    state
+        .flush()
+        .await
+        .expect("nothing is pending after a rollback");
 
     disk.fail.set(false);
     store.commit("npc", put("later")).await.unwrap();
     let reopened = PersistentStore(disk.open().await);
-    assert_eq!(reopened.npc("npc").await.unwrap().unwrap().display_name, "later");
+    assert_eq!(
+        reopened.npc("npc").await.unwrap().unwrap().display_name,
+        "later"
+    );
 }

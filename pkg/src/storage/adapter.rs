@@ -32,7 +32,10 @@ pub struct JsAdapter {
 impl JsAdapter {
     /// The adapter for a `storage` option; `None` for `"memory"` (or no option).
     pub async fn from_option(option: &JsValue) -> Result<Option<JsAdapter>, hippo::Error> {
-        if option.is_undefined() || option.is_null() || option.as_string().as_deref() == Some("memory") {
+        if option.is_undefined()
+            || option.is_null()
+            || option.as_string().as_deref() == Some("memory")
+        {
             return Ok(None);
         }
         if !option.is_object() {
@@ -55,8 +58,11 @@ impl JsAdapter {
             )));
         };
         // Factories only check their option (I/O waits for load/save): a throw is bad input.
-        let refused = |e: JsValue| hippo::Error::invalid(format!("storage {kind}: {}", describe(&e)));
-        let made = factory.call1(&JsValue::UNDEFINED, option).map_err(refused)?;
+        let refused =
+            |e: JsValue| hippo::Error::invalid(format!("storage {kind}: {}", describe(&e)));
+        let made = factory
+            .call1(&JsValue::UNDEFINED, option)
+            .map_err(refused)?;
         let made = settle(made).await.map_err(refused)?;
         Self::from_object(&made)
             .map(Some)
@@ -84,7 +90,9 @@ impl JsAdapter {
         if loaded.is_undefined() || loaded.is_null() {
             return Ok(None);
         }
-        if loaded.is_instance_of::<js_sys::Uint8Array>() || loaded.is_instance_of::<js_sys::ArrayBuffer>() {
+        if loaded.is_instance_of::<js_sys::Uint8Array>()
+            || loaded.is_instance_of::<js_sys::ArrayBuffer>()
+        {
             return Ok(Some(js_sys::Uint8Array::new(&loaded).to_vec()));
         }
         if let Some(view) = loaded.dyn_ref::<js_sys::DataView>() {

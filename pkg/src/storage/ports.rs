@@ -78,7 +78,10 @@ impl Store for PersistentStore {
         now: Timestamp,
         until: Timestamp,
     ) -> PortResult<bool> {
-        self.0.store()?.acquire_lease(npcid, holder, now, until).await
+        self.0
+            .store()?
+            .acquire_lease(npcid, holder, now, until)
+            .await
     }
     async fn release_lease(&self, npcid: &str, holder: &str) -> PortResult<()> {
         self.0.store()?.release_lease(npcid, holder).await
