@@ -4,7 +4,7 @@ SHELL := /bin/bash
 PORT ?= 8787
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup dev test test-rust test-wasm lint worker pkg test-worker test-npm test-browser bench fmt
+.PHONY: setup test test-rust test-wasm lint fmt fuzz bench
 
 setup:
 	@bash scripts/setup.sh
@@ -25,6 +25,10 @@ test: lint test-rust test-wasm
 
 fmt:
 	cargo fmt --all
+
+# Each cargo-fuzz target for FUZZ_SECONDS (default 60); crashes land in fuzz/regressions/.
+fuzz:
+	@bash scripts/fuzz.sh
 
 # --- npm ---
 # The npm package (pkg/): `make pkg` builds pkg/dist (nodejs, web, bundler); `make test-npm`

@@ -297,7 +297,7 @@ fn retrieval_contract_limits_and_empty_answers() {
     npc(&w, "x", json!({}));
     assert_eq!(
         run(w.hippo.retrieve("x", json(json!({"query": "  "})))).unwrap_err(),
-        Error::InvalidInput("query cannot be empty".into())
+        Error::InvalidInput("query is required and must not be empty".into())
     );
     let none = run(w.hippo.retrieve(
         "x",

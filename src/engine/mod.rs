@@ -6,6 +6,7 @@
 //! writes as one atomic [`WriteBatch`], retrying when another writer got there first.
 
 mod conversation;
+mod ingest;
 mod memories;
 mod npcs;
 mod search;
@@ -13,7 +14,8 @@ mod tokens;
 mod transfer;
 
 pub use conversation::{LOG_PAGE_DEFAULT, LOG_PAGE_MAX};
-pub use memories::{embedding_text, MemoryPlan, NewMemory, MEMORY_PAGE_DEFAULT, MEMORY_PAGE_MAX};
+pub use ingest::{embedding_text, MemoryPlan};
+pub use memories::{NewMemory, MEMORY_PAGE_DEFAULT, MEMORY_PAGE_MAX};
 pub use npcs::{NPC_PAGE_DEFAULT, NPC_PAGE_MAX};
 
 use crate::error::{Error, PortError, Result};

@@ -97,30 +97,17 @@ impl Hippo {
             debug: req.debug,
         };
         let ranked = self.ranked(npcid, &retrieval).await?;
-        Ok(SearchResponse {
-            memories: ranked
-                .into_iter()
-                .map(|r| SearchHit {
-                    id: r.candidate.id,
-                    summary: r.candidate.summary,
-                    memory_type: r.candidate.memory_type.as_str().to_string(),
-                    confidence: r.candidate.confidence,
-                    updated_at: r.candidate.updated_at.to_rfc3339(),
-                    source: r.candidate.source,
-                    score: r.score,
-                    signals: r.signals,
-                })
-                .collect(),
-        })
+        Ok(protocol::render_search(&ranked))
     }
 
     /// memory_retrieval (SPEC §3.4): never sensitive or archived memories, small answers.
     pub async fn retrieve(&self, npcid: &str, req: RetrievalRequest) -> Result<RetrievalResponse> {
+        let parsed = protocol::ParsedRetrieval::from_request(&req)?;
         let retrieval = Retrieval {
-            query: check_query(req.query.as_deref().unwrap_or(""))?,
-            types: parse_types(req.memory_types.as_ref()),
-            time_hint: req.time_hint.clone(),
-            max_results: protocol::clamp_max_results(req.max_results.as_ref()),
+            query: check_query(&parsed.query)?,
+            types: parsed.memory_types,
+            time_hint: parsed.time_hint,
+            max_results: parsed.max_results,
             include_sensitive: false,
             include_archived: false,
             debug: false,

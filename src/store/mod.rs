@@ -3,5 +3,7 @@
 
 pub mod memory;
 pub mod suite;
+pub mod vectors;
 
-pub use memory::{MemoryStore, MemoryVectorIndex};
+pub use memory::MemoryStore;
+pub use vectors::MemoryVectorIndex;
