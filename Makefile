@@ -34,6 +34,7 @@ fuzz:
 # The npm package (pkg/): `make pkg` builds pkg/dist (nodejs, web, bundler); `make test-npm`
 # runs the node --test suites, the TypeScript consumer check and the store suite on the
 # persisted wasm store; `make test-browser` drives Debian chromium over the playground.
+.PHONY: pkg test-npm test-browser bench-npm
 pkg: setup
 	bash scripts/build-pkg.sh
 
@@ -45,4 +46,11 @@ test-npm: pkg
 test-browser: pkg
 	bash scripts/setup-browser.sh
 	node --test tests/browser/
+
+# Retrieval latency of the package (wasm in Node) beside the same engine path natively, on the
+# corpus of `hippo-bench latency`; prints the rows of docs/BENCHMARKS.md "npm".
+BENCH_SIZES ?= 1000,10000,100000
+bench-npm: pkg
+	cargo run --release -p hippo-wasm --features bench --example retrieval_latency -- --sizes $(BENCH_SIZES)
+	node tests/npm/bench/retrieval-latency.mjs
 # --- end npm ---
