@@ -14,6 +14,7 @@
 // The generator lives in the benchmark binary; sharing its file keeps one corpus definition.
 #[path = "../../src/bin/hippo-bench/corpus.rs"]
 #[allow(dead_code)]
+#[rustfmt::skip] // formatted with its own crate
 mod corpus;
 
 use corpus::Rng;
@@ -47,7 +48,9 @@ fn main() {
         .split(',')
         .map(|s| s.trim().parse().expect("--sizes: numbers"))
         .collect();
-    let queries: usize = value("--queries", "300").parse().expect("--queries: a number");
+    let queries: usize = value("--queries", "300")
+        .parse()
+        .expect("--queries: a number");
     let repeat: usize = value("--repeat", "3").parse().expect("--repeat: a number");
     let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench/npm");
     std::fs::create_dir_all(&out).expect("target/bench/npm");
@@ -56,7 +59,8 @@ fn main() {
     for &size in &sizes {
         let (document, query_texts) = corpus_for(size, queries);
         let file = out.join(format!("corpus-{size}.json"));
-        let body = json!({ "now": NOW, "npcid": NPCID, "document": &document, "queries": &query_texts });
+        let body =
+            json!({ "now": NOW, "npcid": NPCID, "document": &document, "queries": &query_texts });
         std::fs::write(&file, body.to_string()).expect("write the corpus");
         let runs: Vec<(Value, Vec<Vec<String>>)> = (0..repeat.max(1))
             .map(|_| measure(document.clone(), &query_texts))
@@ -121,7 +125,10 @@ fn corpus_for(size: usize, queries: usize) -> (NpcExport, Vec<String>) {
 fn median_row(rows: Vec<Value>) -> Value {
     let mut out = serde_json::Map::new();
     for key in rows[0].as_object().expect("an object").keys() {
-        let mut values: Vec<f64> = rows.iter().map(|r| r[key].as_f64().unwrap_or(0.0)).collect();
+        let mut values: Vec<f64> = rows
+            .iter()
+            .map(|r| r[key].as_f64().unwrap_or(0.0))
+            .collect();
         values.sort_by(f64::total_cmp);
         out.insert(key.clone(), json!(values[values.len() / 2]));
     }
