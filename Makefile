@@ -30,6 +30,13 @@ fmt:
 fuzz:
 	@bash scripts/fuzz.sh
 
+# Retrieval quality (LoCoMo, Hippo vs BM25) and latency at 1k/10k/100k; figures in docs/BENCHMARKS.md.
+LOCOMO ?= ../shared/data/locomo/locomo-dev.json
+bench:
+	cargo build --release --bin hippo-bench
+	./target/release/hippo-bench locomo --data $(LOCOMO)
+	./target/release/hippo-bench latency
+
 # --- npm ---
 # The npm package (pkg/): `make pkg` builds pkg/dist (nodejs, web, bundler); `make test-npm`
 # runs the node --test suites, the TypeScript consumer check and the store suite on the

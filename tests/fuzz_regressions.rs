@@ -6,7 +6,9 @@ mod fuzz_checks;
 use std::path::Path;
 
 fn replay(target: &str, check: fn(&[u8])) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions").join(target);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/regressions")
+        .join(target);
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return;
     };
@@ -27,9 +29,13 @@ fn fuzz_regressions_replay_cleanly() {
 
 #[test]
 fn checks_accept_ordinary_inputs() {
-    fuzz_checks::pkg_updates(br#"{"updates":[{"key":"Hobbies","value":"a,b,c"},{"key":"Name","value":"x"}]}"#);
+    fuzz_checks::pkg_updates(
+        br#"{"updates":[{"key":"Hobbies","value":"a,b,c"},{"key":"Name","value":"x"}]}"#,
+    );
     fuzz_checks::retrieval_request(br#"{"query":"hi","max_results":"99"}"#);
-    fuzz_checks::conversation_append(br#"{"session_id":"s","turns":[{"role":"user","content":"hi"}]}"#);
+    fuzz_checks::conversation_append(
+        br#"{"session_id":"s","turns":[{"role":"user","content":"hi"}]}"#,
+    );
     fuzz_checks::tokenizer("我对花生过敏, I'm allergic to peanuts! ４月８日".as_bytes());
     fuzz_checks::time_expression("上周 and 3 days ago".as_bytes());
 }

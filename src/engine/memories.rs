@@ -37,6 +37,8 @@ pub struct NewMemory {
     pub sensitive: bool,
     pub collection: Collection,
     pub emotion: Option<EmotionTag>,
+    /// See [`Memory::context`].
+    pub context: String,
 }
 
 impl NewMemory {
@@ -54,6 +56,7 @@ impl NewMemory {
             sensitive: false,
             collection: Collection::Memory,
             emotion: None,
+            context: String::new(),
         }
     }
 
@@ -127,6 +130,7 @@ impl NewMemory {
             sensitive: input.sensitive,
             collection: Collection::Memory,
             emotion: None,
+            context: String::new(),
         })
     }
 
@@ -150,6 +154,7 @@ impl NewMemory {
             superseded_by: None,
             collection: self.collection,
             emotion: self.emotion,
+            context: self.context,
         }
     }
 }

@@ -328,5 +328,6 @@ fn memory_candidate(m: Memory, sim: Option<f32>, now: Timestamp, hippo: &Hippo) 
     c.source = m.source;
     c.event_time = m.event_time;
     c.vector_similarity = sim;
+    c.context = m.context;
     c
 }

@@ -113,6 +113,10 @@ pub struct Memory {
     pub collection: Collection,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub emotion: Option<EmotionTag>,
+    /// Text around the record that is not the record itself (a conversation chunk's
+    /// neighbouring turns): matched lexically at a lower weight, never returned.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub context: String,
 }
 
 fn one() -> u32 {

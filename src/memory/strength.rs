@@ -140,6 +140,7 @@ mod tests {
             superseded_by: None,
             collection: Collection::Memory,
             emotion: None,
+            context: String::new(),
         }
     }
 

@@ -7,7 +7,8 @@
 //!   (the user, the dream's extractor) to say what it is about, so a hit there is worth more;
 //! - context, weight [`CONTEXT_WEIGHT`]: text around the item that is not the item itself, e.g.
 //!   the neighbouring turns of a conversation turn. A question often names what the turn *answers*
-//!   ("Where did you go?" → "Paris, last June").
+//!   ("Where did you go?" → "Paris, last June"). Measured on LoCoMo conversations 0–2: R@10
+//!   0.66 without context, 0.71 at 0.15, 0.76 on a plateau from 0.4 to 0.6; 0.5 is its middle.
 //!
 //! Scores: `idf(t) × tf × (K1 + 1) / (tf + K1 × (1 − B + B × len / avg_len))`, with
 //! `idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5))` (always positive). `K1` = 1.2 and `B` = 0.75 are
@@ -25,7 +26,7 @@ pub const B: f64 = 0.75;
 /// Weight of a keyword-field occurrence relative to a summary occurrence.
 pub const KEYWORD_BOOST: f64 = 2.0;
 /// Weight of a context-field occurrence relative to a summary occurrence.
-pub const CONTEXT_WEIGHT: f64 = 0.25;
+pub const CONTEXT_WEIGHT: f64 = 0.5;
 
 /// A document's weighted term frequencies and weighted length.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -9,8 +9,8 @@
 //! (`expires_at <= now`), archive-tier ones (strength < 0.2, unless explicitly asked for) and,
 //! for memory_retrieval, sensitive ones. [`rank`] never sees them.
 //!
-//! **Score** = a weighted sum of signals, each in about 0..1 (the weights are the `W_*` consts):
-//! - `lexical`: BM25F of the query terms over summary + keywords (×[`super::lexical::KEYWORD_BOOST`]) + context,
+//! **Score** = a weighted sum of signals, each in about 0..1 (weights: [`WEIGHTS`]):
+//! - `lexical`: BM25F of the query terms over summary + keywords (×[`KEYWORD_BOOST`]) + context,
 //!   with the corpus statistics the caller supplies (so the score of a memory does not depend on
 //!   which other candidates came along), divided by the sum of the query terms' idf: ≈ 1 when
 //!   every query term occurs once in a document of average length;
@@ -29,27 +29,55 @@
 //! The weights are general choices checked on LoCoMo conversations 0–2 only (see
 //! docs/BENCHMARKS.md), never fitted to individual questions.
 
-use super::lexical::{bm25_term, idf, DocTerms};
+use super::lexical::{bm25_term, idf, CONTEXT_WEIGHT, KEYWORD_BOOST};
 use super::timeparse::DateRange;
 use super::tokenize::{tokenize, tokenize_query};
 use crate::memory::MemoryType;
 use crate::ports::CorpusStats;
 use crate::time::Timestamp;
 use indexmap::IndexMap;
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 /// How many lexical hits the caller fetches as candidates.
 pub const LEXICAL_CANDIDATES: usize = 100;
 /// How many nearest neighbours the caller fetches as candidates.
 pub const VECTOR_CANDIDATES: usize = 50;
 
-pub const W_LEXICAL: f64 = 1.0;
-pub const W_KEYWORDS: f64 = 0.3;
-pub const W_PROXIMITY: f64 = 0.2;
-pub const W_VECTOR: f64 = 0.5;
-pub const W_STRENGTH: f64 = 0.1;
-pub const W_RECENCY: f64 = 0.05;
-pub const W_TIME: f64 = 0.4;
+/// The weight of each signal in the score.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Weights {
+    pub lexical: f64,
+    pub keywords: f64,
+    pub proximity: f64,
+    pub vector: f64,
+    pub strength: f64,
+    pub recency: f64,
+    pub time: f64,
+}
+
+/// The weights every route uses. Lexical evidence dominates. The vector weight is set for the
+/// built-in embedder, whose features mostly restate the lexical ones: on LoCoMo conversations
+/// 0–2 a weight of 0.5 cost 4 points of R@10 and 0.1 was as good as none while keeping its fuzzy
+/// word-piece matches as a tie-breaker. With a real embedding model use
+/// [`WEIGHTS_MODEL_EMBEDDINGS`]. A requested date range is a strong but not total boost;
+/// strength and recency only order otherwise similar memories.
+pub const WEIGHTS: Weights = Weights {
+    lexical: 1.0,
+    keywords: 0.3,
+    proximity: 0.2,
+    vector: 0.1,
+    strength: 0.1,
+    recency: 0.05,
+    time: 0.4,
+};
+
+/// [`WEIGHTS`] for a semantic embedding model (bge-m3, OpenAI), whose similarity adds what
+/// the words miss. Not measured here (no model in the benchmark); the lead's choice.
+pub const WEIGHTS_MODEL_EMBEDDINGS: Weights = Weights {
+    vector: 0.5,
+    ..WEIGHTS
+};
+
 /// Recency time constant: a month-old memory keeps e⁻¹ of the recency signal.
 pub const RECENCY_TAU_DAYS: f64 = 30.0;
 /// Below this cosine, a vector-only candidate is noise (see the embedder's thresholds).
@@ -142,25 +170,62 @@ struct Query {
     pairs: Vec<(String, String)>,
 }
 
+/// What ranking needs of one candidate's text: the weighted frequency of each query term
+/// (BM25F over summary, keywords, context), keyword-field hits, length, proximity.
+struct Analysis {
+    tf: Vec<f64>,
+    keyword_hit: Vec<bool>,
+    len: f64,
+    proximity: f64,
+}
+
+impl Analysis {
+    fn new(c: &Candidate, terms: &[String], pairs: &[(String, String)]) -> Self {
+        let position: HashMap<&str, usize> = terms
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.as_str(), i))
+            .collect();
+        let mut a = Analysis {
+            tf: vec![0.0; terms.len()],
+            keyword_hit: vec![false; terms.len()],
+            len: 0.0,
+            proximity: 0.0,
+        };
+        let summary = tokenize(&c.summary);
+        a.add_field(&summary, 1.0, &position, false);
+        for keyword in &c.keywords {
+            a.add_field(&tokenize(keyword), KEYWORD_BOOST, &position, true);
+        }
+        if !c.context.is_empty() {
+            a.add_field(&tokenize(&c.context), CONTEXT_WEIGHT, &position, false);
+        }
+        a.proximity = proximity(pairs, &summary);
+        a
+    }
+
+    fn add_field(
+        &mut self,
+        tokens: &[String],
+        weight: f64,
+        position: &HashMap<&str, usize>,
+        keyword: bool,
+    ) {
+        self.len += tokens.len() as f64 * weight;
+        for token in tokens {
+            if let Some(&i) = position.get(token.as_str()) {
+                self.tf[i] += weight;
+                self.keyword_hit[i] |= keyword;
+            }
+        }
+    }
+}
+
 impl Query {
     /// `stats.df` must follow `tokenize_query(query)`; if it does not (or the corpus is empty),
     /// the candidates themselves serve as the corpus.
-    fn new(text: &str, stats: &CorpusStats, docs: &[DocTerms]) -> Self {
+    fn new(text: &str) -> Self {
         let terms = tokenize_query(text);
-        let usable = stats.df.len() == terms.len() && stats.docs > 0 && stats.avg_len > 0.0;
-        let (n, avg_len, df): (usize, f64, Vec<usize>) = if usable {
-            (stats.docs, stats.avg_len, stats.df.clone())
-        } else {
-            let n = docs.len().max(1);
-            let avg = docs.iter().map(|d| d.len).sum::<f64>() / n as f64;
-            let df = terms
-                .iter()
-                .map(|t| docs.iter().filter(|d| d.tf(t) > 0.0).count())
-                .collect();
-            (n, avg.max(1.0), df)
-        };
-        let idf: Vec<f64> = df.iter().map(|&df| idf(n, df)).collect();
-        let idf_sum = idf.iter().sum();
         let words: Vec<String> = tokenize(text)
             .into_iter()
             .filter(|t| !t.chars().any(super::tokenize::is_cjk))
@@ -172,47 +237,69 @@ impl Query {
             .collect();
         Query {
             terms,
-            idf,
-            idf_sum,
-            avg_len,
+            idf: Vec::new(),
+            idf_sum: 0.0,
+            avg_len: 1.0,
             pairs,
         }
+    }
+
+    fn set_statistics(&mut self, stats: &CorpusStats, docs: &[Analysis]) {
+        let usable = stats.df.len() == self.terms.len() && stats.docs > 0 && stats.avg_len > 0.0;
+        let (n, avg_len, df): (usize, f64, Vec<usize>) = if usable {
+            (stats.docs, stats.avg_len, stats.df.clone())
+        } else {
+            let n = docs.len().max(1);
+            let avg = docs.iter().map(|d| d.len).sum::<f64>() / n as f64;
+            let df = (0..self.terms.len())
+                .map(|i| docs.iter().filter(|d| d.tf[i] > 0.0).count())
+                .collect();
+            (n, avg.max(1.0), df)
+        };
+        self.idf = df.iter().map(|&df| idf(n, df)).collect();
+        self.idf_sum = self.idf.iter().sum();
+        self.avg_len = avg_len;
     }
 }
 
 /// Scores, filters and orders `candidates`; at most `req.max_results` come back.
 pub fn rank(req: &RankRequest, candidates: Vec<Candidate>, stats: &CorpusStats) -> Vec<Ranked> {
+    rank_with(&WEIGHTS, req, candidates, stats)
+}
+
+/// [`rank`] with other weights (benchmarks explore them; every route uses [`WEIGHTS`]).
+pub fn rank_with(
+    weights: &Weights,
+    req: &RankRequest,
+    candidates: Vec<Candidate>,
+    stats: &CorpusStats,
+) -> Vec<Ranked> {
     let candidates: Vec<Candidate> = candidates
         .into_iter()
         .filter(|c| req.types.is_empty() || req.types.contains(&c.memory_type))
         .collect();
-    let analysed: Vec<(Vec<String>, HashSet<String>, DocTerms)> = candidates
+    let mut query = Query::new(&req.query);
+    let analyses: Vec<Analysis> = candidates
         .iter()
-        .map(|c| {
-            let summary = tokenize(&c.summary);
-            let keywords: Vec<String> = c.keywords.iter().flat_map(|k| tokenize(k)).collect();
-            let context = if c.context.is_empty() {
-                Vec::new()
-            } else {
-                tokenize(&c.context)
-            };
-            let doc = DocTerms::from_terms(&summary, &keywords, &context);
-            (summary, keywords.into_iter().collect(), doc)
-        })
+        .map(|c| Analysis::new(c, &query.terms, &query.pairs))
         .collect();
-    let docs: Vec<DocTerms> = analysed.iter().map(|a| a.2.clone()).collect();
-    let query = Query::new(&req.query, stats, &docs);
+    query.set_statistics(stats, &analyses);
 
     let mut ranked: Vec<Ranked> = candidates
         .into_iter()
-        .zip(analysed)
-        .filter_map(|(c, (summary, keywords, doc))| {
-            let signals = score(&query, req, &c, &summary, &keywords, &doc)?;
-            let total = signals.values().sum();
+        .zip(&analyses)
+        .filter_map(|(c, a)| {
+            let signals = score(weights, &query, req, &c, a)?;
             Some(Ranked {
+                score: signals.iter().sum(),
+                signals: req.debug.then(|| {
+                    SIGNALS
+                        .iter()
+                        .zip(signals)
+                        .map(|(name, v)| (name.to_string(), v))
+                        .collect()
+                }),
                 candidate: c,
-                score: total,
-                signals: req.debug.then_some(signals),
             })
         })
         .collect();
@@ -225,34 +312,35 @@ pub fn rank(req: &RankRequest, candidates: Vec<Candidate>, stats: &CorpusStats) 
     ranked
 }
 
+/// Signal names, in the order of [`score`]'s array (the debug output's keys).
+pub const SIGNALS: [&str; 7] = [
+    "lexical",
+    "keywords",
+    "proximity",
+    "vector",
+    "strength",
+    "recency",
+    "time",
+];
+
 /// The weighted signals of one candidate, or `None` if it is not relevant at all.
 fn score(
+    w: &Weights,
     q: &Query,
     req: &RankRequest,
     c: &Candidate,
-    summary: &[String],
-    keywords: &HashSet<String>,
-    doc: &DocTerms,
-) -> Option<IndexMap<String, f64>> {
+    a: &Analysis,
+) -> Option<[f64; 7]> {
     let mut bm25 = 0.0;
     let mut keyword_idf = 0.0;
-    for (term, &idf) in q.terms.iter().zip(&q.idf) {
-        bm25 += bm25_term(idf, doc.tf(term), doc.len, q.avg_len);
-        if keywords.contains(term) {
+    for (i, &idf) in q.idf.iter().enumerate() {
+        bm25 += bm25_term(idf, a.tf[i], a.len, q.avg_len);
+        if a.keyword_hit[i] {
             keyword_idf += idf;
         }
     }
-    let lexical = if q.idf_sum > 0.0 {
-        bm25 / q.idf_sum
-    } else {
-        0.0
-    };
-    let keyword = if q.idf_sum > 0.0 {
-        keyword_idf / q.idf_sum
-    } else {
-        0.0
-    };
-    let proximity = proximity(&q.pairs, summary);
+    let share = |x: f64| if q.idf_sum > 0.0 { x / q.idf_sum } else { 0.0 };
+    let (lexical, keyword) = (share(bm25), share(keyword_idf));
     let vector = c.vector_similarity.unwrap_or(0.0).max(0.0);
     let in_range = req
         .time_range
@@ -262,18 +350,15 @@ fn score(
     }
     let age_days = req.now.hours_since(c.updated_at) / 24.0;
     let recency = (-age_days / RECENCY_TAU_DAYS).exp();
-    let mut signals = IndexMap::new();
-    signals.insert("lexical".to_string(), W_LEXICAL * lexical);
-    signals.insert("keywords".to_string(), W_KEYWORDS * keyword);
-    signals.insert("proximity".to_string(), W_PROXIMITY * proximity);
-    signals.insert("vector".to_string(), W_VECTOR * vector as f64);
-    signals.insert(
-        "strength".to_string(),
-        W_STRENGTH * c.strength.clamp(0.0, 1.0),
-    );
-    signals.insert("recency".to_string(), W_RECENCY * recency);
-    signals.insert("time".to_string(), if in_range { W_TIME } else { 0.0 });
-    Some(signals)
+    Some([
+        w.lexical * lexical,
+        w.keywords * keyword,
+        w.proximity * a.proximity,
+        w.vector * vector as f64,
+        w.strength * c.strength.clamp(0.0, 1.0),
+        w.recency * recency,
+        if in_range { w.time } else { 0.0 },
+    ])
 }
 
 /// Share of the query's adjacent word pairs found adjacent in the summary.

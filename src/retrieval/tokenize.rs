@@ -12,8 +12,9 @@
 
 use super::stopwords::{is_chinese_stop_bigram, is_chinese_stop_char, is_english_stopword};
 use rust_stemmers::{Algorithm, Stemmer};
+use std::borrow::Cow;
 use std::sync::OnceLock;
-use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
 /// True for characters tokenized as CJK n-grams.
 pub fn is_cjk(c: char) -> bool {
@@ -33,6 +34,10 @@ fn stemmer() -> &'static Stemmer {
 
 /// NFKC + lowercase: the form every other step sees.
 pub fn normalize(text: &str) -> String {
+    // Most text is already NFKC (all ASCII is); skip the decomposition pass then.
+    if is_nfkc_quick(text.chars()) == IsNormalized::Yes {
+        return text.chars().flat_map(char::to_lowercase).collect();
+    }
     text.nfkc().flat_map(char::to_lowercase).collect()
 }
 
@@ -94,20 +99,25 @@ fn is_apostrophe(c: char) -> bool {
 
 /// The index term of one Latin word, or `None` for a stopword.
 pub fn word_term(word: &str) -> Option<String> {
-    let word: String = word
-        .chars()
-        .map(|c| if c == '\u{2019}' { '\'' } else { c })
-        .collect();
+    let word: Cow<str> = if word.contains('\u{2019}') {
+        Cow::Owned(word.replace('\u{2019}', "'"))
+    } else {
+        Cow::Borrowed(word)
+    };
     if is_english_stopword(&word) {
         return None;
     }
     let base = word.strip_suffix("'s").unwrap_or(&word);
-    let base: String = base.chars().filter(|&c| c != '\'').collect();
+    let base: Cow<str> = if base.contains('\'') {
+        Cow::Owned(base.replace('\'', ""))
+    } else {
+        Cow::Borrowed(base)
+    };
     if base.is_empty() {
         return None;
     }
-    if base.chars().all(|c| c.is_ascii_digit()) {
-        return Some(base);
+    if base.bytes().all(|b| b.is_ascii_digit()) {
+        return Some(base.into_owned());
     }
     Some(stemmer().stem(&base).into_owned())
 }
@@ -120,9 +130,8 @@ pub fn cjk_terms(run: &str, out: &mut Vec<String>) {
             out.push(c.to_string());
         }
         if let Some(&next) = chars.get(i + 1) {
-            if !(is_chinese_stop_char(c) && is_chinese_stop_char(next))
-                && !is_chinese_stop_bigram(c, next)
-            {
+            let both_function_chars = is_chinese_stop_char(c) && is_chinese_stop_char(next);
+            if !both_function_chars && !is_chinese_stop_bigram(c, next) {
                 let mut pair = String::with_capacity(8);
                 pair.push(c);
                 pair.push(next);

@@ -93,7 +93,8 @@ impl MemoryStore {
             serde_json::from_slice(&bytes[12..]).map_err(|e| bad(&e.to_string()))?;
         for data in state.npcs.values_mut() {
             for m in data.memories.values() {
-                data.lexical.add(&m.id, &m.summary, &m.keywords);
+                data.lexical
+                    .add_with_context(&m.id, &m.summary, &m.keywords, &m.context);
             }
         }
         Ok(MemoryStore {
@@ -190,8 +191,12 @@ fn apply(state: &mut State, npcid: &str, write: Write) {
             }
         }
         Write::PutMemory { memory } => {
-            data.lexical
-                .add(&memory.id, &memory.summary, &memory.keywords);
+            data.lexical.add_with_context(
+                &memory.id,
+                &memory.summary,
+                &memory.keywords,
+                &memory.context,
+            );
             data.memories.insert(memory.id.clone(), memory);
         }
         Write::DeleteMemory { id } => {

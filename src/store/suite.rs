@@ -57,6 +57,7 @@ fn memory(id: &str, summary: &str, t: MemoryType, collection: Collection) -> Mem
         superseded_by: None,
         collection,
         emotion: None,
+        context: String::new(),
     }
 }
 
@@ -519,6 +520,20 @@ async fn lexical_search_and_stats(store: &dyn Store, p: &str) -> CaseResult {
     let stats = port!(store.term_stats(&id, &terms));
     check!(stats.docs == 3 && stats.avg_len > 0.0, "stats {stats:?}");
     check!(stats.df == vec![2], "df of 'book' {:?}", stats.df);
+    // A record's context (neighbouring turns) is searchable, at a lower weight.
+    let mut chunk = memory(
+        "d",
+        "User: sounds great",
+        MemoryType::History,
+        Collection::Content,
+    );
+    chunk.context = "Assistant: shall we visit the aquarium on Sunday".into();
+    write(store, &id, vec![Write::PutMemory { memory: chunk }]).await?;
+    let ctx = port!(store.lexical_search(&id, &q("aquarium", vec![]), 10));
+    check!(
+        ctx.iter().map(|h| h.0.as_str()).collect::<Vec<_>>() == ["d"],
+        "context not searched {ctx:?}"
+    );
     write(store, &id, vec![Write::DeleteMemory { id: "b".into() }]).await?;
     let after = port!(store.lexical_search(&id, &q("books", vec![]), 10));
     check!(

@@ -17,11 +17,20 @@ pub fn pkg_updates(data: &[u8]) {
     };
     let mut once = current.clone();
     pkg::apply_merge(&mut once, &merge);
-    assert_eq!(once["Name"], PkgValue::Text("Xiao Ming".into()), "a set Name changed");
+    assert_eq!(
+        once["Name"],
+        PkgValue::Text("Xiao Ming".into()),
+        "a set Name changed"
+    );
     for (key, value) in &once {
-        assert!(key != "voice_registered" && key != "face_registered", "protected key written");
+        assert!(
+            key != "voice_registered" && key != "face_registered",
+            "protected key written"
+        );
         match (pkg::item_limit(key), value) {
-            (Some(limit), PkgValue::List(items)) => assert!(items.len() <= limit, "{key} over limit"),
+            (Some(limit), PkgValue::List(items)) => {
+                assert!(items.len() <= limit, "{key} over limit")
+            }
             (None, PkgValue::Text(t)) => assert!(t.chars().count() <= pkg::MAX_TEXT_CHARS),
             _ => {}
         }
@@ -29,7 +38,10 @@ pub fn pkg_updates(data: &[u8]) {
     let again = pkg::merge_updates(&once, &req.updates).expect("valid once, valid twice");
     let mut twice = once.clone();
     pkg::apply_merge(&mut twice, &again);
-    assert_eq!(once, twice, "applying the same updates twice changed the PKG");
+    assert_eq!(
+        once, twice,
+        "applying the same updates twice changed the PKG"
+    );
 }
 
 /// memory_retrieval bodies: parse or a clear error, never a panic; parsed values in range.
@@ -65,7 +77,10 @@ pub fn conversation_append(data: &[u8]) {
             let log = hippo.get_conversation("f", 0, 1000).await.expect("log");
             assert_eq!(log.turns.len(), first.appended);
             if req.session_id.is_some() {
-                let again = hippo.append_conversation("f", req).await.expect("same again");
+                let again = hippo
+                    .append_conversation("f", req)
+                    .await
+                    .expect("same again");
                 assert_eq!(again.appended, 0, "a re-sent session was stored twice");
             }
         }

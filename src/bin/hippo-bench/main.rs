@@ -1,5 +1,34 @@
-//! `hippo-bench`: retrieval (LoCoMo), latency and dream benchmarks.
+//! `hippo-bench`: retrieval quality (LoCoMo), retrieval latency, and dream benchmarks.
+//!
+//! ```text
+//! hippo-bench locomo --data FILE [--convs A-B] [--json]
+//! hippo-bench latency [--sizes 1000,10000,100000] [--queries N] [--json]
+//! ```
+//! With `--json`, the last line of output is one JSON object (see each subcommand).
+
+mod alloc;
+mod args;
+mod baseline;
+mod corpus;
+mod latency;
+mod locomo;
+
+#[global_allocator]
+static ALLOCATOR: alloc::CountingAllocator = alloc::CountingAllocator;
+
 fn main() {
-    eprintln!("usage: hippo-bench <locomo|latency|dream> [options]");
-    std::process::exit(2);
+    let mut argv = std::env::args().skip(1);
+    let command = argv.next().unwrap_or_default();
+    let args = args::Args::parse(argv.collect());
+    let outcome = match command.as_str() {
+        "locomo" => locomo::run(&args),
+        "latency" => latency::run(&args),
+        _ => Err(format!(
+            "usage: hippo-bench <locomo|latency|dream> [options] (unknown command {command:?})"
+        )),
+    };
+    if let Err(message) = outcome {
+        eprintln!("hippo-bench: {message}");
+        std::process::exit(2);
+    }
 }
