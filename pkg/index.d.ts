@@ -311,6 +311,8 @@ export interface Memory {
   superseded_by?: string;
   collection: 'memory' | 'content' | 'emotion';
   emotion?: { label: string; intensity: number };
+  /** Text around a record (e.g. a chunk's neighbouring turns): searched, never retrieved. */
+  context?: string;
 }
 
 export interface MemoryView extends Memory {
