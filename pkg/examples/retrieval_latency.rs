@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! cargo run --release -p hippo-wasm --features bench --example retrieval_latency -- \
-//!     [--sizes 1000,10000] [--queries 300]
+//!     [--sizes 1000,10000] [--queries 500]
 //! ```
 //! As in `hippo-bench latency`, each query runs three times and the fastest counts (the
 //! machines are shared; slower runs measure other processes).
@@ -50,7 +50,7 @@ fn main() {
         .split(',')
         .map(|s| s.trim().parse().expect("--sizes: numbers"))
         .collect();
-    let queries: usize = value("--queries", "300")
+    let queries: usize = value("--queries", "500")
         .parse()
         .expect("--queries: a number");
     let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench/npm");

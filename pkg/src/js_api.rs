@@ -48,8 +48,6 @@ struct LogRange {
     limit: Option<usize>,
 }
 
-/// Runs one call of the API: a rejected promise for a closed instance, a bad request or a
-/// core error; otherwise the response as a plain object.
 /// The answer of `reembed()`.
 #[derive(Serialize)]
 struct Reembedded {
@@ -60,6 +58,8 @@ struct Reembedded {
     vectors: usize,
 }
 
+/// Runs one call of the API: a rejected promise for a closed instance, a bad request or a
+/// core error; otherwise the response as a plain object.
 fn call<T, F, Fut>(inner: &Rc<Inner>, run: F) -> Promise
 where
     T: Serialize,
@@ -272,26 +272,7 @@ impl JsHippo {
     /// store's embedder (what the HTTP API's re-embed operation does): needed once after
     /// switching `embed`, which otherwise rejects with `not_configured`.
     pub fn reembed(&self) -> Promise {
-        call(&self.inner, |i| async move {
-            let embedder = i.hippo.adopt_embedder().await?;
-            let mut vectors = 0;
-            let mut after: Option<String> = None;
-            loop {
-                let page = i.hippo.list_npcs(after.as_deref(), NPC_PAGE_MAX).await?;
-                for npc in &page.npcs {
-                    vectors += i.hippo.rebuild_vectors(&npc.npcid).await?;
-                }
-                match page.next {
-                    Some(next) => after = Some(next),
-                    None => break,
-                }
-            }
-            Ok(Reembedded {
-                status: "ok",
-                embedder,
-                vectors,
-            })
-        })
+        call(&self.inner, |i| async move { reembed_all(&i.hippo).await })
     }
 
     /// Resolves once every change made so far is saved. Each mutation already waits for its
@@ -318,6 +299,28 @@ impl JsHippo {
             Ok(JsValue::UNDEFINED)
         })
     }
+}
+
+/// Records the configured embedder, then rebuilds every NPC's vectors with it.
+async fn reembed_all(hippo: &hippo::Hippo) -> hippo::Result<Reembedded> {
+    let embedder = hippo.adopt_embedder().await?;
+    let mut vectors = 0;
+    let mut after: Option<String> = None;
+    loop {
+        let page = hippo.list_npcs(after.as_deref(), NPC_PAGE_MAX).await?;
+        for npc in &page.npcs {
+            vectors += hippo.rebuild_vectors(&npc.npcid).await?;
+        }
+        match page.next {
+            Some(next) => after = Some(next),
+            None => break,
+        }
+    }
+    Ok(Reembedded {
+        status: "ok",
+        embedder,
+        vectors,
+    })
 }
 
 /// `{dryRun}` (or `{dry_run}` as in the HTTP query); absent means a real dream.
