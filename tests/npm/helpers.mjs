@@ -1,7 +1,7 @@
 // Shared by the node --test files: a throwaway consumer project whose node_modules/hippo is
 // a symlink to pkg/, so imports go through real package resolution (conditional exports).
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +11,10 @@ export const root = fileURLToPath(new URL('../..', import.meta.url));
 export const pkgDir = path.join(root, 'pkg');
 
 let consumer;
+const made = [];
+process.on('exit', () => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
 
 /** A temp project with node_modules/hippo → pkg/ (made once per test process). */
 export function consumerDir() {
@@ -19,7 +23,7 @@ export function consumerDir() {
     existsSync(path.join(pkgDir, 'dist', 'nodejs', 'hippo_wasm_bg.wasm')),
     'pkg/dist is missing: run `make pkg` first',
   );
-  consumer = mkdtempSync(path.join(os.tmpdir(), 'hippo-consumer-'));
+  consumer = tempDir('hippo-consumer-');
   mkdirSync(path.join(consumer, 'node_modules'));
   symlinkSync(pkgDir, path.join(consumer, 'node_modules', 'hippo'), 'dir');
   writeFileSync(path.join(consumer, 'package.json'), '{ "private": true }\n');
@@ -39,7 +43,9 @@ export function importHippo() {
 
 /** A temp directory for files a test writes. */
 export function tempDir(prefix = 'hippo-test-') {
-  return mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(dir);
+  return dir;
 }
 
 /** A settable clock, fixed unless moved: the API then answers deterministically. */
