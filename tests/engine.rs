@@ -533,3 +533,40 @@ fn memory_inputs_are_validated_with_their_index() {
         "a rejected batch wrote something"
     );
 }
+
+#[test]
+fn search_explains_its_ranking_and_can_include_sensitive_memories() {
+    let w = world();
+    npc(&w, "s", json!({"Hobbies": ["Reading"]}));
+    add(
+        &w,
+        "s",
+        json!([
+            {"summary": "The user reads science fiction every night", "type": "preference", "keywords": ["books"]},
+            {"summary": "The user's diary password hint is about books", "type": "other", "sensitive": true}
+        ]),
+    );
+    let res = run(w.hippo.search(
+        "s",
+        json(json!({"query": "what books does the user read", "debug": true})),
+    ))
+    .unwrap();
+    let top = &res.memories[0];
+    assert!(top.summary.contains("science fiction"), "{res:?}");
+    let signals = top.signals.as_ref().expect("debug returns signals");
+    let sum: f64 = signals.values().sum();
+    assert!(
+        (sum - top.score).abs() < 1e-6,
+        "signals {signals:?} do not add up to {}",
+        top.score
+    );
+    assert!(res.memories.iter().all(|m| !m.summary.contains("password")));
+    let with = run(w.hippo.search(
+        "s",
+        json(json!({"query": "password hint", "include_sensitive": true})),
+    ))
+    .unwrap();
+    assert!(with.memories.iter().any(|m| m.summary.contains("password")));
+    let plain = run(w.hippo.search("s", json(json!({"query": "books"})))).unwrap();
+    assert!(plain.memories.iter().all(|m| m.signals.is_none()));
+}

@@ -25,6 +25,7 @@ fn fuzz_regressions_replay_cleanly() {
     replay("conversation_append", fuzz_checks::conversation_append);
     replay("tokenizer", fuzz_checks::tokenizer);
     replay("time_expression", fuzz_checks::time_expression);
+    replay("llm_output", fuzz_checks::llm_output);
 }
 
 #[test]
@@ -38,4 +39,7 @@ fn checks_accept_ordinary_inputs() {
     );
     fuzz_checks::tokenizer("我对花生过敏, I'm allergic to peanuts! ４月８日".as_bytes());
     fuzz_checks::time_expression("上周 and 3 days ago".as_bytes());
+    fuzz_checks::llm_output(br#"```json
+{"entity_ops":[{"op":"add","name":"Anna","title":["sister"]}],"pkg_updates":[],"memories":[{"summary":"The user has a sister, Anna","type":"relationship","importance":0.6,"confidence":0.9}]}
+```"#);
 }

@@ -227,7 +227,13 @@ impl Hippo {
     /// DUPLICATE / SUPERSEDES / DISTINCT for the ambiguous band: the LLM when configured
     /// (falling back to the rules if it fails or answers garbage), else the rules.
     async fn verdict(&self, new_summary: &str, old_summary: &str) -> Verdict {
-        // LEAD-PENDING-DREAM: ask the LLM here once dream::llm lands.
+        if let Some(model) = &self.ports.llm {
+            if let Some(v) =
+                crate::dream::llm::ask_verdict(model.as_ref(), new_summary, old_summary).await
+            {
+                return v;
+            }
+        }
         conflict::rule_verdict(new_summary, old_summary)
     }
 

@@ -180,7 +180,7 @@ impl Hippo {
             .enumerate()
             .map(|(i, m)| NewMemory::from_input(m, i))
             .collect::<Result<Vec<_>>>()?;
-        self.check_embedder().await?;
+        self.check_embedder(true).await?;
         for _ in 0..MAX_ATTEMPTS {
             let npc = self.require_npc(npcid).await?;
             let plan = self.plan_memories(npcid, items.clone()).await?;

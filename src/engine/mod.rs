@@ -126,13 +126,16 @@ impl Hippo {
 
     /// The database records the embedder's name and dimension on first use and refuses a
     /// different one: vectors of two embedders are not comparable (SPEC §2.6).
-    async fn check_embedder(&self) -> Result<()> {
+    /// `record`: write the configured embedder down if the database has none yet (a dry run
+    /// writes nothing, so it only checks).
+    async fn check_embedder(&self, record: bool) -> Result<()> {
         if self.embedder_checked.get() {
             return Ok(());
         }
         let e = &self.ports.embedder;
         let mine = format!("{}:{}", e.name(), e.dimension());
         match self.ports.store.meta(EMBEDDER_META_KEY).await? {
+            None if !record => return Ok(()),
             None => self.ports.store.set_meta(EMBEDDER_META_KEY, &mine).await?,
             Some(recorded) if recorded == mine => {}
             Some(recorded) => {
@@ -160,9 +163,7 @@ impl Hippo {
     /// Runs the dream of one NPC (SPEC §2.5).
     pub async fn dream(&self, npcid: &str, dry_run: bool) -> Result<crate::api::DreamReport> {
         self.require_npc(npcid).await?;
-        self.check_embedder().await?;
-        // LEAD-PENDING-DREAM
-        let _ = dry_run;
-        Err(crate::Error::NotConfigured("dream pipeline pending".into()))
+        self.check_embedder(!dry_run).await?;
+        crate::dream::pipeline::run_dream(self, npcid, dry_run).await
     }
 }

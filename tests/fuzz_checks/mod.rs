@@ -103,3 +103,26 @@ pub fn time_expression(data: &[u8]) {
         assert!(r.start <= r.end, "{text:?} gave {r:?}");
     }
 }
+
+/// LLM output: any text becomes a validated extraction or an error message, never a panic;
+/// what validates is within the parser's documented bounds.
+pub fn llm_output(data: &[u8]) {
+    use hippo::dream::llm::parse;
+    let text = String::from_utf8_lossy(data);
+    let known = ["entity_001".to_string()];
+    if let Ok(x) = parse::parse_extraction(&text, &known) {
+        for m in &x.memories {
+            assert!((0.0..=1.0).contains(&m.importance) && (0.0..=1.0).contains(&m.confidence));
+            assert!(!m.summary.trim().is_empty());
+        }
+        for op in &x.entity_ops {
+            if let Some(id) = &op.id {
+                assert!(known.contains(id), "unknown entity id {id} accepted");
+            }
+        }
+    }
+    let _ = parse::parse_verdict(&text);
+    if let Ok(d) = parse::parse_diary(&text, 300) {
+        assert!(d.chars().count() <= 300);
+    }
+}

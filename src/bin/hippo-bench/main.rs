@@ -3,6 +3,7 @@
 //! ```text
 //! hippo-bench locomo --data FILE [--convs A-B] [--json]
 //! hippo-bench latency [--sizes 1000,10000,100000] [--queries N] [--json]
+//! hippo-bench dream --data FILE [--limit N] [--dry-run] [--show]
 //! ```
 //! With `--json`, the last line of output is one JSON object (see each subcommand).
 
@@ -10,6 +11,7 @@ mod alloc;
 mod args;
 mod baseline;
 mod corpus;
+mod dream;
 mod latency;
 mod locomo;
 
@@ -19,6 +21,10 @@ static ALLOCATOR: alloc::CountingAllocator = alloc::CountingAllocator;
 fn main() {
     let mut argv = std::env::args().skip(1);
     let command = argv.next().unwrap_or_default();
+    if command == "dream" {
+        let rest: Vec<String> = argv.collect();
+        std::process::exit(dream::main(&rest));
+    }
     let args = args::Args::parse(argv.collect());
     let outcome = match command.as_str() {
         "locomo" => locomo::run(&args),

@@ -1,0 +1,320 @@
+//! What the user asks for and plans: style, constraints, appointments, decisions.
+
+use super::*;
+
+pub(super) fn style(l: &str, sink: &mut Sink) -> bool {
+    if [" he ", " she ", " his ", " her "]
+        .iter()
+        .any(|p| l.contains(p))
+    {
+        return false;
+    }
+    let mut any = false;
+    for intent in STYLE_INTENTS {
+        if intent.en.iter().any(|t| find_word(l, t).is_some()) {
+            sink.memory(
+                Signal::Preference,
+                MemoryType::Style,
+                intent.summary_en.into(),
+                vec![intent.keyword_en.into()],
+            );
+            any = true;
+        }
+    }
+    any
+}
+
+/// "Don't worry", "never give up": encouragement, not a rule for the character.
+const ENCOURAGEMENTS: &[&str] = &[
+    "worry",
+    "know",
+    "forget",
+    "be ",
+    "give up",
+    "hesitate",
+    "let ",
+    "stress",
+    "feel ",
+    "mind",
+    "think",
+    "get ",
+    "stop believing",
+    "lose",
+    "ever ",
+];
+
+pub(super) fn constraints(s: &str, l: &str, styled: bool, sink: &mut Sink) {
+    if let Some((_, end)) = first_after(
+        l,
+        &[
+            "i'm allergic to",
+            "i am allergic to",
+            "i'm very allergic to",
+            "i have an allergy to",
+            "i'm severely allergic to",
+        ],
+    ) {
+        let items = objects(&s[end..]);
+        if !items.is_empty() {
+            let mut keywords = items.clone();
+            keywords.push("allergy".into());
+            sink.memory(
+                Signal::Constraint,
+                MemoryType::Constraint,
+                format!("The user is allergic to {}", items.join(" and ")),
+                keywords,
+            );
+        }
+    } else if let Some(i) = find_word(l, "allergy") {
+        // "I have a peanut allergy"
+        if let Some((_, end)) = first_after(&l[..i], &["i have a", "i have an"]) {
+            let what = s[end..i].trim();
+            if !what.is_empty() && what.split_whitespace().count() <= 3 {
+                sink.memory(
+                    Signal::Constraint,
+                    MemoryType::Constraint,
+                    format!("The user is allergic to {what}"),
+                    vec![what.into(), "allergy".into()],
+                );
+            }
+        }
+    }
+    const CANT: &[&str] = &[
+        "i can't eat",
+        "i cannot eat",
+        "i can't have",
+        "i don't eat",
+        "i do not eat",
+        "i can't drink",
+        "i don't drink",
+        "i never eat",
+    ];
+    if let Some((start, end)) = first_after(l, CANT) {
+        let what = tidy_item(clause(&s[end..], STOPS, &[',']));
+        if !what.is_empty() && what.split_whitespace().count() <= 6 {
+            let said = third_person(
+                &format!(
+                    "{}{}",
+                    &s[start..end],
+                    if what.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" {what}")
+                    }
+                ),
+                Lang::En,
+            );
+            sink.memory(Signal::Constraint, MemoryType::Constraint, said, vec![what]);
+        }
+    }
+    const DIETS: &[&str] = &[
+        "vegetarian",
+        "vegan",
+        "lactose intolerant",
+        "gluten-free",
+        "diabetic",
+        "pescatarian",
+    ];
+    for d in DIETS {
+        if ["i'm ", "i am ", "i'm a ", "i am a "]
+            .iter()
+            .any(|p| find_word(l, &format!("{p}{d}")).is_some())
+        {
+            sink.memory(
+                Signal::Constraint,
+                MemoryType::Constraint,
+                format!("The user is {d}"),
+                vec![(*d).into()],
+            );
+        }
+    }
+    if styled {
+        return;
+    }
+    let mut lead = l.trim_start();
+    for filler in [
+        "please ",
+        "and ",
+        "also ",
+        "from now on, ",
+        "from now on ",
+        "just ",
+    ] {
+        lead = lead.strip_prefix(filler).unwrap_or(lead);
+    }
+    for t in ["don't ", "do not ", "never ", "stop ", "avoid "] {
+        if let Some(rest) = lead.strip_prefix(t) {
+            let at = s.len() - rest.len();
+            let what = tidy_item(clause(&s[at..], STOPS, &[]));
+            if what.split_whitespace().count() >= 1
+                && what.len() >= 3
+                && !ENCOURAGEMENTS
+                    .iter()
+                    .any(|e| what.to_ascii_lowercase().starts_with(e))
+            {
+                let summary = match t.trim() {
+                    "stop" | "avoid" => format!("The user asks you to {}{what}", t),
+                    _ => format!("The user asks you not to {what}"),
+                };
+                sink.memory(
+                    Signal::Constraint,
+                    MemoryType::Constraint,
+                    summary,
+                    keywords_of(&what),
+                );
+            }
+            return;
+        }
+    }
+}
+
+pub(super) const EVENT_CUES: &[&str] = &[
+    "appointment",
+    "meeting",
+    "exam",
+    "test",
+    "interview",
+    "deadline",
+    "due",
+    "dentist",
+    "doctor",
+    "flight",
+    "party",
+    "wedding",
+    "concert",
+    "trip",
+    "class",
+    "lesson",
+    "game",
+    "match",
+    "surgery",
+    "checkup",
+    "check-up",
+    "dinner",
+    "lunch",
+    "presentation",
+    "have to",
+    "need to",
+    "have a",
+    "have an",
+    "got a",
+    "plan to",
+    "leaving",
+    "fly",
+    "visit",
+    "submit",
+    "hand in",
+    "birthday",
+];
+
+pub(super) fn appointment(s: &str, l: &str, sink: &mut Sink) -> bool {
+    let Some(w) = when::find(s, sink.day) else {
+        return false;
+    };
+    if w.date < sink.day
+        || find_word(l, "my birthday").is_some()
+        || !EVENT_CUES.iter().any(|c| find_word(l, c).is_some())
+    {
+        return false;
+    }
+    let stripped = w.strip(s);
+    let mut said = clause(&stripped, STOPS, &[]).to_string();
+    loop {
+        let trimmed = said.trim_end();
+        let cut = [
+            "on", "at", "by", "for", "this", "next", "the", "in", "is", "are",
+        ]
+        .iter()
+        .find(|t| trimmed.to_ascii_lowercase().ends_with(&format!(" {t}")));
+        match cut {
+            Some(t) => said = trimmed[..trimmed.len() - t.len()].trim_end().to_string(),
+            None => break,
+        }
+    }
+    let said = said
+        .trim()
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .to_string();
+    let lower = said.to_ascii_lowercase();
+    const LEADS: &[&str] = &[
+        "i have a ",
+        "i have an ",
+        "i've got a ",
+        "i've got an ",
+        "i got a ",
+        "i have ",
+        "i'm going to ",
+        "i am going to ",
+        "i need to ",
+        "i have to ",
+        "i will ",
+        "i'll ",
+        "i'm gonna ",
+        "my ",
+        "we have a ",
+        "we're going to ",
+        "there's a ",
+        "i plan to ",
+    ];
+    let core = LEADS
+        .iter()
+        .find(|p| lower.starts_with(**p))
+        .map_or(said.as_str(), |p| &said[p.len()..])
+        .to_string();
+    let core = tidy_item(&core);
+    if core.len() < 3 {
+        return false;
+    }
+    let label = w.label();
+    let restated = w.restate(s);
+    let restated_l = restated.to_ascii_lowercase();
+    let first_person = ["i ", "i'", "my ", "we "]
+        .iter()
+        .any(|p| restated_l.starts_with(p));
+    let summary = if first_person {
+        third_person(&restated, Lang::En)
+    } else {
+        format!("The user's plan: {restated}")
+    };
+    sink.pkg("Important Appointments", &format!("{label} {core}"));
+    let deadline = ["deadline", "due", "submit", "hand in"]
+        .iter()
+        .any(|c| lower.contains(c));
+    let keywords = vec![
+        core,
+        if deadline {
+            "deadline".into()
+        } else {
+            "appointment".into()
+        },
+    ];
+    sink.memory_at(
+        Signal::Deadline,
+        MemoryType::Project,
+        capitalize_first(&summary),
+        keywords,
+        Some(w.timestamp()),
+    );
+    true
+}
+
+pub(super) fn decision(s: &str, l: &str, sink: &mut Sink) {
+    const TRIGGERS: &[&str] = &[
+        "i decided to",
+        "i've decided to",
+        "i have decided to",
+        "i plan to",
+        "i'm planning to",
+        "i am planning to",
+        "i made up my mind to",
+    ];
+    let Some((start, end)) = first_after(l, TRIGGERS) else {
+        return;
+    };
+    let what = tidy_item(clause(&s[end..], STOPS, &[]));
+    if what.split_whitespace().count() >= 1 && what.len() >= 3 {
+        let said = third_person(&format!("{} {what}", &s[start..end]), Lang::En);
+        let keywords = keywords_of(&what);
+        sink.memory(Signal::Decision, MemoryType::Project, said, keywords);
+    }
+}

@@ -1,0 +1,284 @@
+//! What the user likes and dislikes: favourites, hobbies, likes.
+
+use super::*;
+
+pub(super) fn favorite(s: &str, l: &str, sink: &mut Sink) -> bool {
+    for t in [
+        "my favorite",
+        "my favourite",
+        "my all-time favorite",
+        "my all time favorite",
+    ] {
+        let Some(i) = find_word(l, t) else { continue };
+        let rest = &l[i + t.len()..];
+        let Some((what, value_at)) = [" is ", " are ", " was "]
+            .iter()
+            .filter_map(|v| {
+                rest.find(v)
+                    .map(|j| (rest[..j].trim(), i + t.len() + j + v.len()))
+            })
+            .min_by_key(|(w, _)| w.len())
+        else {
+            continue;
+        };
+        let value = strip_quotes(clause(&s[value_at..], STOPS, &[]));
+        if what.is_empty() || what.split_whitespace().count() > 3 || value.is_empty() {
+            continue;
+        }
+        let field = match what {
+            w if w.contains("book") || w.contains("novel") => Some("Favorite Books"),
+            w if w.contains("movie") || w.contains("film") => Some("Favorite Movies"),
+            w if w.contains("sport") => Some("Favorite Sports"),
+            w if ["show", "series", "game", "anime"]
+                .iter()
+                .any(|e| w.contains(e)) =>
+            {
+                Some("Entertainment and Leisure")
+            }
+            _ => None,
+        };
+        let items = if what.ends_with('s') {
+            list_items(value)
+        } else {
+            vec![value.to_string()]
+        };
+        if let Some(field) = field {
+            for item in &items {
+                sink.pkg(field, strip_quotes(item));
+            }
+        }
+        let verb = if what.ends_with('s') { "are" } else { "is" };
+        sink.memory(
+            Signal::Preference,
+            MemoryType::Preference,
+            format!("The user's favorite {what} {verb} {value}"),
+            vec![value.into(), what.into()],
+        );
+        return true;
+    }
+    false
+}
+
+pub(super) fn hobbies(s: &str, l: &str, sink: &mut Sink) -> bool {
+    const TRIGGERS: &[&str] = &[
+        "my hobbies are",
+        "my hobbies include",
+        "my hobby is",
+        "my hobby's",
+        "in my free time i like to",
+        "in my free time, i like to",
+        "in my spare time i like to",
+        "in my spare time, i like to",
+        "i'm into",
+        "i am into",
+        "i'm really into",
+    ];
+    let Some((_, end)) = first_after(l, TRIGGERS) else {
+        return false;
+    };
+    let items = objects(&s[end..]);
+    if items.is_empty() {
+        return false;
+    }
+    for item in &items {
+        sink.pkg("Hobbies", item);
+    }
+    let summary = if items.len() == 1 {
+        format!("The user's hobby is {}", items[0])
+    } else {
+        format!("The user's hobbies are {}", items.join(" and "))
+    };
+    sink.memory(Signal::Preference, MemoryType::Preference, summary, items);
+    true
+}
+
+/// A list split on commas, and on "and" / "or" only between short items: "hiking, chess
+/// and jazz" is three things, "creating a safe and inviting place" is one.
+fn items(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for part in text.split([',', '/']) {
+        let part = part.trim();
+        let part = part
+            .strip_prefix("and ")
+            .or_else(|| part.strip_prefix("or "))
+            .unwrap_or(part);
+        let pieces: Vec<&str> = part
+            .split(" and ")
+            .flat_map(|p| p.split(" or "))
+            .map(str::trim)
+            .collect();
+        if pieces.iter().all(|p| p.split_whitespace().count() <= 3) {
+            out.extend(
+                pieces
+                    .into_iter()
+                    .filter(|p| !p.is_empty())
+                    .map(str::to_string),
+            );
+        } else if !part.is_empty() {
+            out.push(part.to_string());
+        }
+    }
+    out
+}
+
+/// Liked things of a clause: list items without pronouns, tidied, at most six words.
+pub(super) fn objects(rest: &str) -> Vec<String> {
+    items(clause(rest, STOPS, &[',']))
+        .iter()
+        .map(|i| tidy_item(i))
+        .filter(|i| {
+            let lower = i.to_ascii_lowercase();
+            let words = i.split_whitespace().count();
+            (1..=6).contains(&words)
+                && !NOT_OBJECTS.iter().any(|p| {
+                    lower == *p
+                        || lower.starts_with(&format!("{p} "))
+                        || lower.starts_with(&format!("{p}'"))
+                })
+                && !lower.contains(" is ")
+                && !lower.contains("'s ")
+        })
+        .collect()
+}
+
+pub(super) fn likes(s: &str, l: &str, sink: &mut Sink) {
+    const VERBS: &[(&str, &str, bool)] = &[
+        ("like", "likes", true),
+        ("love", "loves", true),
+        ("enjoy", "enjoys", true),
+        ("adore", "adores", true),
+        ("prefer", "prefers", true),
+        ("hate", "hates", false),
+        ("dislike", "dislikes", false),
+        ("detest", "detests", false),
+    ];
+    const ADVERBS: &[&str] = &[
+        "really",
+        "also",
+        "absolutely",
+        "totally",
+        "just",
+        "still",
+        "actually",
+        "definitely",
+        "truly",
+        "especially",
+        "always",
+        "do",
+        "kinda",
+        "genuinely",
+        "honestly",
+    ];
+    const NEGATIONS: &[&str] = &[
+        "don't", "do not", "didn't", "never", "not", "can't", "cannot",
+    ];
+    const FAN_OF: &[&str] = &[
+        "i'm a big fan of",
+        "i'm a huge fan of",
+        "i'm a fan of",
+        "i am a big fan of",
+        "i am a fan of",
+        "i'm obsessed with",
+        "i'm passionate about",
+        "i'm fond of",
+        "i'm crazy about",
+    ];
+    if let Some((_, end)) = first_after(l, FAN_OF) {
+        let items = objects(&s[end..]);
+        for item in &items {
+            classify_liked(item, false, sink);
+        }
+        if !items.is_empty() {
+            sink.memory(
+                Signal::Preference,
+                MemoryType::Preference,
+                format!("The user likes {}", items.join(" and ")),
+                items,
+            );
+        }
+    }
+    for (verb, third, positive) in VERBS {
+        for end in after_all(l, verb) {
+            let before = l[..end - verb.len()].trim_end();
+            let mut rest = before;
+            let mut negated = false;
+            loop {
+                if let Some(n) = NEGATIONS.iter().find(|n| {
+                    rest.ends_with(**n)
+                        && !rest[..rest.len() - n.len()].ends_with(char::is_alphanumeric)
+                }) {
+                    negated = true;
+                    rest = rest[..rest.len() - n.len()].trim_end();
+                } else if let Some(a) = ADVERBS.iter().find(|a| {
+                    rest.ends_with(**a)
+                        && !rest[..rest.len() - a.len()].ends_with(char::is_alphanumeric)
+                }) {
+                    rest = rest[..rest.len() - a.len()].trim_end();
+                } else {
+                    break;
+                }
+            }
+            if !(rest.ends_with(" i") || rest == "i") {
+                continue;
+            }
+            let raw = &s[end..];
+            let to_form = raw.trim_start().to_ascii_lowercase().starts_with("to ");
+            let items = objects(raw);
+            if items.is_empty() {
+                continue;
+            }
+            let liked = *positive != negated;
+            if liked {
+                for item in &items {
+                    classify_liked(item, to_form, sink);
+                }
+            }
+            let what = possessives(&items.join(" and "));
+            let summary = match (negated, positive) {
+                (false, _) => format!("The user {third} {what}"),
+                (true, _) => format!("The user doesn't {verb} {what}"),
+            };
+            sink.memory(Signal::Preference, MemoryType::Preference, summary, items);
+        }
+    }
+}
+
+pub(super) fn classify_liked(item: &str, to_form: bool, sink: &mut Sink) {
+    let lower = item.to_ascii_lowercase();
+    let has = |list: &'static [&'static str]| {
+        list.iter()
+            .find(|w| find_word(&lower, w).is_some())
+            .copied()
+    };
+    // "basketball", "playing basketball"; not "running my own studio".
+    let sport = lexicon::EN_SPORTS.iter().find(|sp| {
+        lower == **sp
+            || ["playing ", "doing ", "going "]
+                .iter()
+                .any(|v| lower == format!("{v}{sp}"))
+    });
+    if let Some(sport) = sport {
+        sink.pkg("Favorite Sports", sport);
+    } else if has(lexicon::EN_ENTERTAINMENT).is_some() {
+        sink.pkg("Entertainment and Leisure", item);
+    } else if has(lexicon::EN_HOBBIES).is_some()
+        || (to_form && lower.split_whitespace().count() <= 2)
+        || (!lower.contains(' ') && lower.ends_with("ing") && lower.len() > 4)
+    {
+        sink.pkg("Hobbies", item);
+    }
+}
+
+/// "my own studio" → "their own studio": the user's words inside a third-person summary.
+fn possessives(text: &str) -> String {
+    text.split(' ')
+        .map(|w| match w.to_ascii_lowercase().as_str() {
+            "my" => "their",
+            "me" => "them",
+            "myself" => "themselves",
+            "mine" => "theirs",
+            _ => w,
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}

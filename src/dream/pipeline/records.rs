@@ -1,0 +1,181 @@
+//! The records a dream keeps of the consumed log: one `content` chunk per entry (hybrid
+//! search over the conversation) and one `emotion` snippet per strongly felt user turn.
+//! Their ids derive from the NPC and the entry's `seq`, so a retried dream replaces them.
+
+use crate::conversation::{EntryKind, Role, Turn};
+use crate::dream::emotion;
+use crate::dream::extract::{MAX_SNIPPET_CHARS, SOURCE};
+use crate::dream::text::cut_chars;
+use crate::ids::sha256_hex;
+use crate::memory::{Collection, EmotionTag, Memory, MemoryType};
+use crate::npc::NpcSettings;
+use crate::time::Timestamp;
+
+/// Longest content chunk, in characters.
+pub const MAX_CHUNK_CHARS: usize = 2_000;
+/// The `source` of content chunks.
+pub const CONTENT_SOURCE: &str = "conversation";
+
+fn record_id(prefix: &str, npcid: &str, seq: u64) -> String {
+    format!(
+        "{prefix}_{}",
+        &sha256_hex(&format!("{npcid}\u{0}{seq}"))[..16]
+    )
+}
+
+fn record(
+    id: String,
+    summary: String,
+    collection: Collection,
+    source: &str,
+    ts: Timestamp,
+    ttl_days: u32,
+    now: Timestamp,
+) -> Memory {
+    Memory {
+        id,
+        memory_type: MemoryType::History,
+        summary,
+        keywords: Vec::new(),
+        confidence: 1.0,
+        importance: 0.3,
+        source: source.to_string(),
+        created_at: now,
+        updated_at: now,
+        last_accessed_at: now,
+        access_count: 0,
+        encounter_count: 1,
+        event_time: Some(ts),
+        expires_at: Some(ts.plus_days(ttl_days as i64)),
+        sensitive: false,
+        superseded_by: None,
+        collection,
+        emotion: None,
+        context: String::new(),
+    }
+}
+
+fn speaker(t: &Turn) -> &'static str {
+    match (t.kind, t.role) {
+        (EntryKind::Summary, _) => "Summary",
+        (_, Some(Role::User)) => "User",
+        _ => "Assistant",
+    }
+}
+
+/// "Speaker: text" of a log entry, bounded.
+fn chunk_text(t: &Turn) -> String {
+    format!(
+        "{}: {}",
+        speaker(t),
+        cut_chars(t.content.trim(), MAX_CHUNK_CHARS)
+    )
+}
+
+/// The turns before and after `i` in the same session: a chunk's `context`, which the
+/// lexical index matches at a lower weight (a reply like "sounds great" is found by what it
+/// answered).
+fn neighbours(turns: &[Turn], i: usize) -> String {
+    let same_session =
+        |j: usize| turns[j].kind == EntryKind::Turn && turns[j].session_id == turns[i].session_id;
+    let mut parts = Vec::new();
+    if i > 0 && same_session(i - 1) {
+        parts.push(chunk_text(&turns[i - 1]));
+    }
+    if i + 1 < turns.len() && same_session(i + 1) {
+        parts.push(chunk_text(&turns[i + 1]));
+    }
+    parts.join("\n")
+}
+
+/// The `content` chunk and, for a felt user turn, the `emotion` snippet of each entry.
+pub(super) fn for_turns(
+    npcid: &str,
+    turns: &[Turn],
+    settings: &NpcSettings,
+    now: Timestamp,
+) -> Vec<Memory> {
+    let mut out = Vec::new();
+    for (i, t) in turns.iter().enumerate() {
+        let text = t.content.trim();
+        if text.is_empty() {
+            continue;
+        }
+        let mut chunk = record(
+            record_id("cnt", npcid, t.seq),
+            chunk_text(t),
+            Collection::Content,
+            CONTENT_SOURCE,
+            t.ts,
+            settings.content_ttl_days,
+            now,
+        );
+        if t.kind == EntryKind::Turn {
+            chunk.context = neighbours(turns, i);
+        }
+        out.push(chunk);
+        if t.role != Some(Role::User) {
+            continue;
+        }
+        if let Some((label, intensity)) = emotion::detect(text) {
+            let mut snippet = record(
+                record_id("emo", npcid, t.seq),
+                cut_chars(text, MAX_SNIPPET_CHARS).to_string(),
+                Collection::Emotion,
+                SOURCE,
+                t.ts,
+                settings.emotion_ttl_days,
+                now,
+            );
+            snippet.importance = intensity;
+            snippet.keywords = vec![label.clone()];
+            snippet.emotion = Some(EmotionTag { label, intensity });
+            out.push(snippet);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn turn(seq: u64, session: &str, role: Role, content: &str) -> Turn {
+        Turn {
+            id: format!("t{seq}"),
+            seq,
+            session_id: Some(session.into()),
+            turn_index: Some(seq as u32),
+            kind: EntryKind::Turn,
+            role: Some(role),
+            content: content.into(),
+            ts: Timestamp(0),
+            emotion: None,
+        }
+    }
+
+    #[test]
+    fn chunks_carry_their_session_neighbours_as_context() {
+        let turns = [
+            turn(
+                1,
+                "a",
+                Role::Assistant,
+                "Shall we visit the aquarium on Sunday?",
+            ),
+            turn(2, "a", Role::User, "Sounds great"),
+            turn(3, "b", Role::User, "New topic"),
+        ];
+        let chunks: Vec<Memory> = for_turns("n", &turns, &NpcSettings::default(), Timestamp(0))
+            .into_iter()
+            .filter(|m| m.collection == Collection::Content)
+            .collect();
+        assert_eq!(chunks[1].summary, "User: Sounds great");
+        assert_eq!(
+            chunks[1].context,
+            "Assistant: Shall we visit the aquarium on Sunday?"
+        );
+        assert_eq!(chunks[0].context, "User: Sounds great");
+        assert_eq!(chunks[2].context, "", "another session is not context");
+    }
+}

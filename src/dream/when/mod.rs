@@ -1,0 +1,254 @@
+//! Dates and times said in conversation ("明天下午三点", "下周一", "5月8号", "May 8 at 3pm",
+//! "next Friday"), resolved against the day the turn was said.
+//!
+//! Weekdays: "下周X" / "next X" is X of the next calendar week (weeks start Monday); a bare
+//! "周X" / "on X" / "this X" is the next X from today on. A month and day without a year is
+//! its next occurrence from today on.
+
+mod en;
+mod zh;
+
+use chrono::{Datelike, Duration, NaiveDate, Weekday};
+use en::*;
+use zh::*;
+
+/// A date (and maybe a time of day) found in a sentence, with the byte spans it covered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct When {
+    pub date: NaiveDate,
+    /// Hour (0..24) and minute.
+    pub time: Option<(u32, u32)>,
+    pub spans: Vec<(usize, usize)>,
+}
+
+impl When {
+    /// `2026-04-10` or `2026-04-10 15:00`.
+    pub fn label(&self) -> String {
+        match self.time {
+            Some((h, m)) => format!("{} {h:02}:{m:02}", self.date.format("%Y-%m-%d")),
+            None => self.date.format("%Y-%m-%d").to_string(),
+        }
+    }
+
+    pub fn timestamp(&self) -> crate::time::Timestamp {
+        let (h, m) = self.time.unwrap_or((0, 0));
+        let ms = crate::time::Timestamp::from_date(self.date).ms() + (h * 60 + m) as i64 * 60_000;
+        crate::time::Timestamp(ms)
+    }
+
+    /// The clause of `text` that holds the date, with the date and time words replaced by
+    /// [`When::label`] ("我明天要去面试" → "我2026-04-10要去面试", "exam tomorrow" →
+    /// "exam on 2026-04-10").
+    pub fn restate(&self, text: &str) -> String {
+        const ENDS: [char; 12] = [
+            '，', ',', '。', '！', '!', '？', '?', '；', ';', '\n', '：', '…',
+        ];
+        let (date_start, date_end) = self.spans[0];
+        let start = text[..date_start].rfind(ENDS).map_or(0, |i| {
+            i + text[i..].chars().next().map_or(1, char::len_utf8)
+        });
+        let end = text[date_end..]
+            .find(ENDS)
+            .map_or(text.len(), |i| i + date_end);
+        let mut out = String::new();
+        let mut at = start;
+        let mut spans: Vec<(usize, usize)> = self
+            .spans
+            .iter()
+            .copied()
+            .filter(|(s, e)| *s >= start && *e <= end)
+            .collect();
+        spans.sort();
+        let label = self.label();
+        for (s, e) in spans {
+            if s < at {
+                at = at.max(e);
+                continue;
+            }
+            out.push_str(&text[at..s]);
+            if s == date_start {
+                let before = out.trim_end().to_ascii_lowercase();
+                let latin = text[s..e].is_ascii();
+                let has_prep = ["on", "by", "until", "before", "for", "at"]
+                    .iter()
+                    .any(|p| before.ends_with(&format!(" {p}")) || before == *p);
+                if latin && !has_prep {
+                    out.push_str("on ");
+                }
+                out.push_str(&label);
+            }
+            at = e;
+        }
+        out.push_str(&text[at..end]);
+        out.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    /// `text` without the date and time words.
+    pub fn strip(&self, text: &str) -> String {
+        let mut spans = self.spans.clone();
+        spans.sort();
+        let mut out = String::new();
+        let mut at = 0;
+        for (s, e) in spans {
+            if s > at {
+                out.push_str(&text[at..s]);
+            }
+            at = at.max(e);
+        }
+        out.push_str(&text[at.min(text.len())..]);
+        out
+    }
+}
+
+/// The first date in `text` (Chinese or English), with a time of day if one is given.
+pub fn find(text: &str, today: NaiveDate) -> Option<When> {
+    let lower = text.to_ascii_lowercase();
+    let (date, span) = zh_date(text, today).or_else(|| en_date(&lower, today))?;
+    let mut spans = vec![span];
+    let time = zh_time(text).or_else(|| en_time(&lower)).map(|(t, s)| {
+        spans.push(s);
+        t
+    });
+    Some(When { date, time, spans })
+}
+
+// ---- Chinese ----
+
+// ---- English ----
+
+// ---- calendar ----
+
+/// The next `wd` from `today` on (today counts).
+fn upcoming(today: NaiveDate, wd: Weekday) -> NaiveDate {
+    let ahead = (wd.num_days_from_monday() + 7 - today.weekday().num_days_from_monday()) % 7;
+    today + Duration::days(ahead as i64)
+}
+
+/// The last `wd` before today.
+fn previous(today: NaiveDate, wd: Weekday) -> NaiveDate {
+    let back = (today.weekday().num_days_from_monday() + 7 - wd.num_days_from_monday()) % 7;
+    today - Duration::days(if back == 0 { 7 } else { back as i64 })
+}
+
+/// `wd` of the calendar week after today's (weeks start Monday).
+fn next_week_day(today: NaiveDate, wd: Weekday) -> NaiveDate {
+    let monday = today - Duration::days(today.weekday().num_days_from_monday() as i64);
+    monday + Duration::days(7 + wd.num_days_from_monday() as i64)
+}
+
+/// A day of a month; without a year, the next occurrence from today on; without a month,
+/// this month's day (or next month's if it has passed).
+fn month_day(
+    today: NaiveDate,
+    year: Option<i32>,
+    month: Option<u32>,
+    day: u32,
+) -> Option<NaiveDate> {
+    match (year, month) {
+        (Some(y), Some(m)) => NaiveDate::from_ymd_opt(y, m, day),
+        (_, Some(m)) => {
+            let this = NaiveDate::from_ymd_opt(today.year(), m, day)?;
+            if this >= today {
+                Some(this)
+            } else {
+                NaiveDate::from_ymd_opt(today.year() + 1, m, day)
+            }
+        }
+        (_, None) => {
+            let this = NaiveDate::from_ymd_opt(today.year(), today.month(), day);
+            match this {
+                Some(d) if d >= today => Some(d),
+                _ => {
+                    let next = today.checked_add_months(chrono::Months::new(1))?;
+                    NaiveDate::from_ymd_opt(next.year(), next.month(), day)
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn today() -> NaiveDate {
+        NaiveDate::from_ymd_opt(2026, 4, 9).unwrap() // a Thursday
+    }
+
+    fn label(text: &str) -> Option<String> {
+        find(text, today()).map(|w| w.label())
+    }
+
+    #[test]
+    fn chinese_dates_and_times() {
+        assert_eq!(
+            label("明天下午三点看牙医").as_deref(),
+            Some("2026-04-10 15:00")
+        );
+        assert_eq!(label("我下周一要去面试").as_deref(), Some("2026-04-13"));
+        assert_eq!(label("周六去爬山").as_deref(), Some("2026-04-11"));
+        assert_eq!(
+            label("5月8号晚上7点半有演唱会").as_deref(),
+            Some("2026-05-08 19:30")
+        );
+        assert_eq!(label("3月1日交报告").as_deref(), Some("2027-03-01"));
+        assert_eq!(
+            label("后天上午10:30开会").as_deref(),
+            Some("2026-04-11 10:30")
+        );
+        assert_eq!(label("我喜欢猫"), None);
+    }
+
+    #[test]
+    fn english_dates_and_times() {
+        assert_eq!(label("dentist on May 8").as_deref(), Some("2026-05-08"));
+        assert_eq!(
+            label("I have an exam tomorrow at 3pm").as_deref(),
+            Some("2026-04-10 15:00")
+        );
+        assert_eq!(
+            label("meeting next Monday at 10:30").as_deref(),
+            Some("2026-04-13 10:30")
+        );
+        assert_eq!(
+            label("party on Saturday at 7 in the evening").as_deref(),
+            Some("2026-04-11 19:00")
+        );
+        assert_eq!(
+            label("the day after tomorrow").as_deref(),
+            Some("2026-04-11")
+        );
+        assert_eq!(label("flight on the 20th").as_deref(), Some("2026-04-20"));
+        assert_eq!(label("due 12 June").as_deref(), Some("2026-06-12"));
+        assert_eq!(label("I may go"), None);
+        assert_eq!(
+            label("last Friday I went out").as_deref(),
+            Some("2026-04-03")
+        );
+    }
+
+    #[test]
+    fn restate_puts_the_label_in_place() {
+        let t = "好紧张，我明天下午三点要看牙医，你陪我吗";
+        assert_eq!(
+            find(t, today()).unwrap().restate(t),
+            "我2026-04-10 15:00要看牙医"
+        );
+        let t = "I have an exam tomorrow at 3pm, wish me luck";
+        assert_eq!(
+            find(t, today()).unwrap().restate(t),
+            "I have an exam on 2026-04-10 15:00"
+        );
+        let t = "dentist on May 8";
+        assert_eq!(
+            find(t, today()).unwrap().restate(t),
+            "dentist on 2026-05-08"
+        );
+    }
+
+    #[test]
+    fn strip_removes_the_date_words() {
+        let w = find("明天下午三点看牙医", today()).unwrap();
+        assert_eq!(w.strip("明天下午三点看牙医"), "看牙医");
+    }
+}

@@ -1,0 +1,406 @@
+//! The dream pipeline over the in-memory ports: the built-in engines, a scripted LLM through
+//! the port (good answers, garbage, timeouts), a failing store, dry runs and the lease.
+
+mod common;
+mod dream_support;
+
+use common::{json, run, t};
+use dream_support::{never, FailingStore, Kind, ScriptedLlm};
+use hippo::api::*;
+use hippo::engine::{ListMemoriesQuery, Ports};
+use hippo::error::PortError;
+use hippo::ports::*;
+use hippo::retrieval::embed::BuiltinEmbedder;
+use hippo::store::{MemoryStore, MemoryVectorIndex};
+use hippo::Hippo;
+use serde_json::json as j;
+use std::cell::Cell;
+use std::rc::Rc;
+
+const NPC: &str = "npc_dream";
+
+struct World {
+    hippo: Hippo,
+    store: Rc<MemoryStore>,
+    failing: Rc<FailingStore>,
+    vectors: Rc<MemoryVectorIndex>,
+    clock: Rc<FixedClock>,
+}
+
+fn world(llm: Option<Rc<dyn Llm>>) -> World {
+    let store = Rc::new(MemoryStore::new());
+    let failing = Rc::new(FailingStore {
+        inner: store.clone(),
+        fail: Cell::new(never),
+    });
+    let vectors = Rc::new(MemoryVectorIndex::new());
+    let clock = Rc::new(FixedClock::at(t("2026-04-09T20:00:00Z")));
+    let hippo = Hippo::new(Ports {
+        store: failing.clone(),
+        vectors: vectors.clone(),
+        embedder: Rc::new(BuiltinEmbedder::new()),
+        llm,
+        clock: clock.clone(),
+    });
+    run(hippo.upsert_npc(
+        NPC,
+        json(j!({"display_name": "Lin", "settings": {"diary_window": 2}})),
+    ))
+    .unwrap();
+    World {
+        hippo,
+        store,
+        failing,
+        vectors,
+        clock,
+    }
+}
+
+fn say(w: &World, session: &str, turns: &[(&str, &str)]) {
+    let turns: Vec<serde_json::Value> = turns
+        .iter()
+        .map(|(role, content)| j!({"role": role, "content": content, "ts": w.clock.now().to_rfc3339()}))
+        .collect();
+    run(w
+        .hippo
+        .append_conversation(NPC, json(j!({"session_id": session, "turns": turns}))))
+    .unwrap();
+}
+
+fn dream(w: &World) -> DreamReport {
+    run(w.hippo.dream(NPC, false)).unwrap()
+}
+
+fn memories(w: &World, collection: &str) -> Vec<MemoryView> {
+    let q = ListMemoriesQuery {
+        collection: Some(collection.into()),
+        limit: Some(500),
+        ..Default::default()
+    };
+    run(w.hippo.list_memories(NPC, q)).unwrap().memories
+}
+
+fn watermark(w: &World) -> u64 {
+    run(w.hippo.get_conversation(NPC, 0, 1)).unwrap().watermark
+}
+
+fn pkg(w: &World) -> serde_json::Value {
+    serde_json::to_value(run(w.hippo.get_pkg(NPC)).unwrap().pkg).unwrap()
+}
+
+const CHAT: &[(&str, &str)] = &[
+    ("user", "以后叫我阿澈就好。"),
+    ("assistant", "好的，阿澈！"),
+    ("user", "我的同学小红明天过生日，我对花生过敏。"),
+    ("user", "今天考试没过，我特别难过。"),
+];
+
+#[test]
+fn nothing_new_is_skipped_with_nulls() {
+    let w = world(None);
+    let report = dream(&w);
+    assert_eq!(
+        report,
+        DreamReport {
+            skipped: true,
+            ..DreamReport::default()
+        }
+    );
+    let wire = serde_json::to_value(&report).unwrap();
+    assert_eq!(
+        wire,
+        j!({"skipped": true, "diary": null, "extractions": null, "cleanup": null, "error": null})
+    );
+}
+
+#[test]
+fn a_built_in_dream_consolidates_the_day() {
+    let w = world(None);
+    say(&w, "s1", CHAT);
+    let report = dream(&w);
+    assert_eq!(report.error, None);
+    let diary = report.diary.as_ref().unwrap();
+    assert_eq!(diary.date, "2026-04-09");
+    assert!(diary.diary_text.contains("花生"), "{}", diary.diary_text);
+    let x = report.extractions.as_ref().unwrap();
+    assert!(x.rel_written && x.pkg_written && x.memories_written);
+    assert_eq!(x.entity_ops_count, x.entity_ops.len());
+    assert_eq!(pkg(&w)["Nickname"], j!(["阿澈"]));
+    assert_eq!(pkg(&w)["Important Friends"], j!(["小红"]));
+    let rel = run(w.hippo.get_relationships(NPC)).unwrap();
+    assert_eq!(rel.relationship["entity_001"].name, "小红");
+    let mems = memories(&w, "memory");
+    let allergy = mems
+        .iter()
+        .find(|m| m.memory.summary == "用户对花生过敏")
+        .expect("allergy memory");
+    assert_eq!(allergy.memory.source, "dream_extraction");
+    assert_eq!(memories(&w, "content").len(), CHAT.len());
+    let feelings = memories(&w, "emotion");
+    assert_eq!(feelings.len(), 1);
+    assert_eq!(
+        feelings[0].memory.emotion.as_ref().unwrap().label,
+        "sadness"
+    );
+    assert_eq!(watermark(&w), CHAT.len() as u64);
+    // Vectors for memories, content and emotion records.
+    assert_eq!(w.vectors.count(NPC), mems.len() + CHAT.len() + 1);
+    // Consumed: the next dream has nothing new.
+    assert!(dream(&w).skipped);
+}
+
+#[test]
+fn re_dreaming_the_same_day_rewrites_it_from_all_of_the_day() {
+    let w = world(None);
+    say(&w, "s1", &[("user", "我对花生过敏。")]);
+    dream(&w);
+    say(
+        &w,
+        "s2",
+        &[("user", "Remember that I'm allergic to shellfish too.")],
+    );
+    let report = dream(&w);
+    assert_eq!(report.error, None);
+    let diary = run(w.hippo.get_diary(NPC)).unwrap();
+    assert_eq!(diary.count, 1);
+    let text = &diary.dailies[0].summary;
+    assert!(
+        text.contains("花生") && text.contains("shellfish"),
+        "{text}"
+    );
+}
+
+#[test]
+fn days_beyond_the_window_merge_into_prior() {
+    let w = world(None);
+    for (day, line) in [
+        ("2026-04-07", "我对花生过敏。"),
+        ("2026-04-08", "我喜欢游泳。"),
+        ("2026-04-09", "我的猫叫咪咪。"),
+    ] {
+        w.clock.set(t(&format!("{day}T20:00:00Z")));
+        say(&w, day, &[("user", line)]);
+        let report = dream(&w);
+        assert_eq!(report.error, None);
+        let d = report.diary.unwrap();
+        assert_eq!(d.prior_merged, day == "2026-04-09");
+        assert_eq!(d.overflow_count, usize::from(day == "2026-04-09"));
+    }
+    let diary = run(w.hippo.get_diary(NPC)).unwrap();
+    assert_eq!(diary.count, 2);
+    assert_eq!(diary.dailies[0].date, "2026-04-09");
+    assert!(diary.prior.starts_with("2026-04-07: "), "{}", diary.prior);
+    assert!(diary.prior.contains("花生"), "{}", diary.prior);
+}
+
+#[test]
+fn a_dry_run_computes_everything_and_writes_nothing() {
+    let w = world(None);
+    say(&w, "s1", CHAT);
+    // Not even the embedder record is written on a fresh database.
+    let (store_before, vectors_before) = (w.store.snapshot(), w.vectors.snapshot());
+    let report = run(w.hippo.dream(NPC, true)).unwrap();
+    assert_eq!(w.store.snapshot(), store_before);
+    assert_eq!(w.vectors.snapshot(), vectors_before);
+    assert!(report.diary.as_ref().unwrap().dry_run && report.cleanup.as_ref().unwrap().dry_run);
+    let x = report.extractions.as_ref().unwrap();
+    assert!(x.dry_run && !x.pkg_written && !x.rel_written && !x.memories_written);
+    assert!(x.pkg_updates_count > 0 && !x.memories.is_empty());
+    let wire = serde_json::to_value(&report).unwrap();
+    assert_eq!(wire["diary"]["dry_run"], true);
+    assert_eq!(wire["cleanup"]["dry_run"], true);
+    // The real dream afterwards computes the same extraction.
+    let real = dream(&w);
+    assert_eq!(real.extractions.unwrap().pkg_updates, x.pkg_updates);
+}
+
+#[test]
+fn cleanup_deletes_expired_content_and_emotion_records_with_their_vectors() {
+    let w = world(None);
+    say(&w, "s1", CHAT);
+    dream(&w);
+    let vectors_before = w.vectors.count(NPC);
+    w.clock.advance_hours(31.0 * 24.0);
+    say(&w, "s2", &[("user", "I live in Toronto.")]);
+    let cleanup = dream(&w).cleanup.unwrap();
+    assert_eq!(cleanup.content_hybrid_deleted, CHAT.len());
+    assert_eq!(cleanup.emotion_v2_deleted, 1);
+    assert_eq!(memories(&w, "content").len(), 1);
+    assert!(memories(&w, "emotion").is_empty());
+    // Gone: the old records' vectors; added: the new turn's chunk and its memory.
+    assert_eq!(w.vectors.count(NPC), vectors_before - CHAT.len() - 1 + 2);
+}
+
+#[test]
+fn a_held_lease_makes_a_second_dream_busy() {
+    let w = world(None);
+    say(&w, "s1", CHAT);
+    let now = w.clock.now();
+    assert!(run(w.store.acquire_lease(NPC, "other", now, now.plus_days(1))).unwrap());
+    let err = run(w.hippo.dream(NPC, false)).unwrap_err();
+    assert_eq!(err.code(), "conflict");
+    // A dry run takes no lease.
+    assert!(run(w.hippo.dream(NPC, true)).is_ok());
+    run(w.store.release_lease(NPC, "other")).unwrap();
+    assert_eq!(dream(&w).error, None);
+    // Released after the dream.
+    assert!(run(w.store.acquire_lease(NPC, "third", now, now.plus_days(1))).unwrap());
+}
+
+#[test]
+fn the_llm_extracts_and_writes_the_diary_when_configured() {
+    let llm = Rc::new(ScriptedLlm::default());
+    let w = world(Some(llm.clone()));
+    say(
+        &w,
+        "s1",
+        &[("user", "My sister Anna lives in Berlin, call me Annie.")],
+    );
+    let report = dream(&w);
+    assert_eq!(report.error, None);
+    assert_eq!(
+        report.diary.unwrap().diary_text,
+        "Today the user told me about Anna."
+    );
+    assert_eq!(pkg(&w)["Nickname"], j!(["Annie"]));
+    let rel = run(w.hippo.get_relationships(NPC)).unwrap();
+    assert_eq!(
+        rel.relationship["entity_001"].title,
+        vec!["sister".to_string()]
+    );
+    assert!(memories(&w, "memory")
+        .iter()
+        .any(|m| m.memory.summary == "The user's sister Anna lives in Berlin"));
+    assert_eq!(*llm.calls.borrow(), vec![Kind::Diary, Kind::Extraction]);
+}
+
+#[test]
+fn llm_garbage_becomes_an_error_never_a_write() {
+    let llm = Rc::new(ScriptedLlm::default().then(Kind::Extraction, Ok("Sure! The user has a sister. {\"memories\": [{\"summary\": \"x\", \"type\": \"fact\"}]}")));
+    let w = world(Some(llm.clone()));
+    say(&w, "s1", &[("user", "My sister Anna lives in Berlin.")]);
+    let report = dream(&w);
+    let error = report.error.unwrap();
+    assert!(
+        error.starts_with("extraction: LLM output rejected: memories[0]: unknown memory type"),
+        "{error}"
+    );
+    assert!(report.extractions.is_none());
+    assert!(report.diary.is_some(), "the diary stage is independent");
+    assert_eq!(
+        pkg(&w),
+        j!({"voice_registered": false, "face_registered": false})
+    );
+    assert_eq!(run(w.hippo.get_relationships(NPC)).unwrap().count, 0);
+    assert!(memories(&w, "memory").is_empty() && memories(&w, "content").is_empty());
+    assert_eq!(watermark(&w), 0, "material not consumed");
+    // The next dream (a sane answer now) consumes it.
+    let retry = dream(&w);
+    assert_eq!(retry.error, None);
+    assert_eq!(watermark(&w), 1);
+    assert_eq!(memories(&w, "content").len(), 1);
+}
+
+#[test]
+fn an_llm_timeout_fails_its_stage_and_leaves_the_diary_as_it_was() {
+    let llm = Rc::new(
+        ScriptedLlm::default()
+            .then(
+                Kind::Diary,
+                Err(PortError::Timeout("no answer in 20000 ms".into())),
+            )
+            .then(
+                Kind::Extraction,
+                Err(PortError::Backend("LLM HTTP 502: bad gateway".into())),
+            ),
+    );
+    let w = world(Some(llm));
+    say(&w, "s1", &[("user", "I'm allergic to peanuts.")]);
+    let report = dream(&w);
+    assert_eq!(
+        report.error.as_deref(),
+        Some("diary: LLM failed: timed out: no answer in 20000 ms; extraction: LLM failed: LLM HTTP 502: bad gateway")
+    );
+    assert!(report.diary.is_none() && report.extractions.is_none() && report.cleanup.is_some());
+    assert_eq!(run(w.hippo.get_diary(NPC)).unwrap().count, 0);
+    assert_eq!(watermark(&w), 0);
+}
+
+#[test]
+fn a_partial_failure_keeps_the_watermark_and_a_retry_adds_no_copies() {
+    let llm = Rc::new(ScriptedLlm::default().then(Kind::Diary, Ok("{\"diary\": 42}")));
+    let w = world(Some(llm));
+    say(&w, "s1", &[("user", "My sister Anna lives in Berlin.")]);
+    let report = dream(&w);
+    assert!(report
+        .error
+        .unwrap()
+        .starts_with("diary: LLM output rejected"));
+    // Extraction wrote, but the material is not consumed until the diary is written too.
+    assert!(report.extractions.unwrap().pkg_written);
+    assert_eq!(watermark(&w), 0);
+    assert_eq!(dream(&w).error, None);
+    assert_eq!(watermark(&w), 1);
+    assert_eq!(
+        memories(&w, "content").len(),
+        1,
+        "content chunks are replaced, not copied"
+    );
+    assert_eq!(run(w.hippo.get_relationships(NPC)).unwrap().count, 1);
+}
+
+#[test]
+fn a_failing_store_fails_only_the_stage_that_writes() {
+    let w = world(None);
+    say(&w, "s1", CHAT);
+    w.failing
+        .fail
+        .set(|b| b.writes.iter().any(|x| matches!(x, Write::PutDaily { .. })));
+    let report = dream(&w);
+    assert_eq!(report.error.as_deref(), Some("diary: store: disk full"));
+    assert_eq!(run(w.hippo.get_diary(NPC)).unwrap().count, 0);
+    assert!(report.extractions.unwrap().pkg_written);
+    assert_eq!(watermark(&w), 0);
+
+    w.failing.fail.set(|b| {
+        b.writes
+            .iter()
+            .any(|x| matches!(x, Write::SetWatermark { .. }))
+    });
+    let pkg_before = pkg(&w);
+    let snapshot_memories = memories(&w, "memory").len();
+    let report = dream(&w);
+    assert_eq!(
+        report.error.as_deref(),
+        Some("extraction: store: disk full")
+    );
+    assert!(report.diary.is_some());
+    assert_eq!(pkg(&w), pkg_before);
+    assert_eq!(memories(&w, "memory").len(), snapshot_memories);
+    assert_eq!(watermark(&w), 0);
+
+    w.failing.fail.set(never);
+    assert_eq!(dream(&w).error, None);
+    assert_eq!(watermark(&w), CHAT.len() as u64);
+}
+
+#[test]
+fn llm_verdicts_fall_back_to_the_rules_on_garbage() {
+    let good = ScriptedLlm::default().then(
+        Kind::Verdict,
+        Ok("```json\n{\"verdict\": \"SUPERSEDES\"}\n```"),
+    );
+    let verdict = run(hippo::dream::llm::ask_verdict(
+        &good,
+        "The user lives in Paris",
+        "The user lives in Rome",
+    ));
+    assert_eq!(verdict, Some(hippo::memory::conflict::Verdict::Supersedes));
+    let bad = ScriptedLlm::default().then(
+        Kind::Verdict,
+        Ok("It depends on what you mean by the same fact, really."),
+    );
+    assert_eq!(run(hippo::dream::llm::ask_verdict(&bad, "a", "b")), None);
+    let down = ScriptedLlm::default().then(Kind::Verdict, Err(PortError::Timeout("slow".into())));
+    assert_eq!(run(hippo::dream::llm::ask_verdict(&down, "a", "b")), None);
+}
