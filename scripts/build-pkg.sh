@@ -8,7 +8,13 @@ export PATH="$HOME/.cargo/bin:$PATH"
 
 WASM_OPT=node_modules/.bin/wasm-opt
 CRATE=hippo_wasm
-RAW=target/wasm32-unknown-unknown/release/$CRATE.wasm
+# PKG_OPT_LEVEL=s|z trades retrieval speed for size (docs/BENCHMARKS.md "npm"), in a target
+# directory of its own so the workspace's release artifacts stay as they are.
+if [ -n "${PKG_OPT_LEVEL:-}" ]; then
+  export CARGO_PROFILE_RELEASE_OPT_LEVEL=$PKG_OPT_LEVEL
+  export CARGO_TARGET_DIR=target/pkg-opt-$PKG_OPT_LEVEL
+fi
+RAW=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/$CRATE.wasm
 DIST=pkg/dist
 # The wasm features rustc enables by default for wasm32-unknown-unknown; wasm-opt must accept
 # them and may use no others.
