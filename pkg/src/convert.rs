@@ -10,27 +10,21 @@ use wasm_bindgen::prelude::*;
 /// A JS request object → the core's request type, read exactly as the HTTP API reads a body:
 /// `JSON.stringify` then `serde_json`. So `undefined` fields are absent, a `Date` is its
 /// RFC 3339 string, and a shape error is the HTTP API's 400 with serde_json's message (code
-/// `invalid_request`). (serde-wasm-bindgen would walk a string as if it were an array and
-/// report JS engine errors instead.)
+/// `invalid_request`). No request object (`undefined` or `null`) reads as `{}`, as an empty
+/// HTTP body does. (serde-wasm-bindgen would walk a string as if it were an array and report
+/// JS engine errors instead.)
 pub fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, hippo::Error> {
-    let json = js_sys::JSON::stringify(&value).map_err(|thrown| {
-        hippo::Error::invalid(format!("request is not JSON: {}", describe(&thrown)))
-    })?;
-    // `JSON.stringify(undefined)` is `undefined`: no body at all, which JSON calls `null`.
-    let json = json.as_string().unwrap_or_else(|| "null".to_string());
-    serde_json::from_str(&json)
-        .map_err(|e| hippo::Error::invalid(format!("invalid request body: {e}")))
-}
-
-/// Like [`from_js`], but `undefined` / `null` mean "no request object": the type's default.
-pub fn from_js_or_default<T: DeserializeOwned + Default>(
-    value: JsValue,
-) -> Result<T, hippo::Error> {
-    if value.is_undefined() || value.is_null() {
-        Ok(T::default())
+    let json = if value.is_undefined() || value.is_null() {
+        "{}".to_string()
     } else {
-        from_js(value)
-    }
+        // `JSON.stringify` throws on cycles and BigInt, and gives `undefined` for a function.
+        js_sys::JSON::stringify(&value)
+            .ok()
+            .and_then(|json| json.as_string())
+            .ok_or_else(|| hippo::Error::invalid("the request is not a JSON value"))?
+    };
+    serde_json::from_str(&json)
+        .map_err(|e| hippo::Error::invalid(format!("invalid JSON body: {e}")))
 }
 
 /// A core response → a plain JS object, exactly the JSON the HTTP route answers.

@@ -4,7 +4,7 @@
 //! Every method returns a promise and holds no borrow of the instance while it runs, so
 //! calls may overlap freely. A mutation resolves only after its change is saved.
 
-use crate::convert::{from_js, from_js_or_default, property, to_js, to_js_error};
+use crate::convert::{from_js, property, to_js, to_js_error};
 use crate::options;
 use crate::storage::PersistedState;
 use hippo::api::{self, *};
@@ -99,7 +99,7 @@ impl JsHippo {
     #[wasm_bindgen(js_name = createNpc)]
     pub fn create_npc(&self, npcid: String, request: JsValue) -> Promise {
         call(&self.inner, |i| async move {
-            let request: NpcUpsert = from_js_or_default(request)?;
+            let request: NpcUpsert = from_js(request)?;
             i.hippo.upsert_npc(&npcid, request).await
         })
     }
@@ -125,7 +125,7 @@ impl JsHippo {
     #[wasm_bindgen(js_name = listNpcs)]
     pub fn list_npcs(&self, page: JsValue) -> Promise {
         call(&self.inner, |i| async move {
-            let page: Page = from_js_or_default(page)?;
+            let page: Page = from_js(page)?;
             i.hippo
                 .list_npcs(
                     page.after.as_deref(),
@@ -189,7 +189,7 @@ impl JsHippo {
     #[wasm_bindgen(js_name = getConversation)]
     pub fn get_conversation(&self, npcid: String, range: JsValue) -> Promise {
         call(&self.inner, |i| async move {
-            let range: LogRange = from_js_or_default(range)?;
+            let range: LogRange = from_js(range)?;
             i.hippo
                 .get_conversation(&npcid, range.since, range.limit.unwrap_or(LOG_PAGE_DEFAULT))
                 .await
@@ -217,7 +217,7 @@ impl JsHippo {
     #[wasm_bindgen(js_name = listMemories)]
     pub fn list_memories(&self, npcid: String, query: JsValue) -> Promise {
         call(&self.inner, |i| async move {
-            let query: ListMemoriesQuery = from_js_or_default(query)?;
+            let query: ListMemoriesQuery = from_js(query)?;
             i.hippo.list_memories(&npcid, query).await
         })
     }

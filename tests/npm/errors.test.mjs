@@ -11,7 +11,11 @@ test('bad input is invalid_request, with the HTTP messages', async () => {
   await hippo.createNpc('n');
   await rejectsWith(hippo.updatePkg('n', { updates: [] }), 'invalid_request', /^updates cannot be empty$/);
   await rejectsWith(hippo.updatePkg('n', { updates: 'Name=Alex' }), 'invalid_request', /invalid type: string "Name=Alex", expected a sequence/);
-  await rejectsWith(hippo.updatePkg('n'), 'invalid_request', /invalid request body/);
+  await rejectsWith(hippo.updatePkg('n'), 'invalid_request', /^invalid JSON body: missing field `updates`/);
+  const cyclic = { updates: [] };
+  cyclic.self = cyclic;
+  await rejectsWith(hippo.updatePkg('n', cyclic), 'invalid_request', /not a JSON value/);
+  await rejectsWith(hippo.updatePkg('n', () => 1), 'invalid_request', /not a JSON value/);
   await rejectsWith(hippo.createNpc('n', { display_name: 'x', colour: 'red' }), 'invalid_request', /unknown field `colour`/);
   await rejectsWith(hippo.search('n', { query: '' }), 'invalid_request');
   await rejectsWith(hippo.addMemories('n', { memories: [{ summary: 'x', type: 'feeling' }] }), 'invalid_request');
