@@ -20,7 +20,7 @@ test-rust: setup
 test-wasm: setup
 	cargo build -p hippo --lib --target wasm32-unknown-unknown
 
-test: lint test-rust test-wasm test-worker
+test: lint test-rust test-wasm test-worker test-npm test-browser
 	@echo "all suites passed"
 
 fmt:
@@ -49,3 +49,28 @@ test-worker: worker
 	cargo test -p hippo-worker
 	node --test --test-concurrency=1 tests/worker/
 # --- end worker ---
+
+# --- npm ---
+# The npm package (pkg/): `make pkg` builds pkg/dist (nodejs, web, bundler); `make test-npm`
+# runs the node --test suites, the TypeScript consumer check and the store suite on the
+# persisted wasm store; `make test-browser` drives Debian chromium over the playground.
+.PHONY: pkg test-npm test-browser bench-npm
+pkg: setup
+	bash scripts/build-pkg.sh
+
+test-npm: pkg
+	node --test tests/npm/
+	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+	  cargo test -p hippo-wasm --target wasm32-unknown-unknown --test store_suite
+
+test-browser: pkg
+	bash scripts/setup-browser.sh
+	node --test tests/browser/
+
+# Retrieval latency of the package (wasm in Node) beside the same engine path natively, on the
+# corpus of `hippo-bench latency`; prints the rows of docs/BENCHMARKS.md "npm".
+BENCH_SIZES ?= 1000,10000,100000
+bench-npm: pkg
+	cargo run --release -p hippo-wasm --features bench --example retrieval_latency -- --sizes $(BENCH_SIZES)
+	node tests/npm/bench/retrieval-latency.mjs
+# --- end npm ---

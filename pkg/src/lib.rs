@@ -1,1 +1,21 @@
-//! The npm package binding of Hippo (see issue: npm).
+//! The npm package binding of Hippo: the core's [`hippo::Hippo`] as a JS class whose async
+//! methods take and return the HTTP API's JSON shapes.
+//!
+//! Layers, each in one module: [`convert`] (every JS ⇄ Rust conversion and error mapping),
+//! [`js_ports`] (embedder, LLM and clock over JS callbacks), [`storage`] (the persisted
+//! in-memory store), [`options`] (what `Hippo.open` accepts), [`js_api`] (the class).
+//! The core never sees a JS value.
+
+pub mod convert;
+pub mod js_api;
+pub mod js_ports;
+pub mod options;
+pub mod storage;
+
+use wasm_bindgen::prelude::*;
+
+/// Panics print their message to the console instead of an opaque `unreachable`.
+#[wasm_bindgen(start)]
+pub fn start() {
+    console_error_panic_hook::set_once();
+}

@@ -1,0 +1,165 @@
+//! Native half of the npm retrieval benchmark (`tests/npm/bench/retrieval-latency.mjs` is the
+//! wasm half): the retrieval latency corpus of `hippo-bench latency` (same generator, seeds and
+//! draw order, so the same memories and queries), written to `target/bench/npm/` as an
+//! export document plus queries, and timed through the same engine path the package runs —
+//! `Hippo::retrieve` over the in-memory store and vector index — natively.
+//!
+//! ```text
+//! cargo run --release -p hippo-wasm --features bench --example retrieval_latency -- \
+//!     [--sizes 1000,10000] [--queries 500]
+//! ```
+//! As in `hippo-bench latency`, each query runs three times and the fastest counts (the
+//! machines are shared; slower runs measure other processes).
+
+// The generator lives in the benchmark binary; sharing its file keeps one corpus definition.
+#[path = "../../src/bin/hippo-bench/corpus.rs"]
+#[allow(dead_code)]
+#[rustfmt::skip] // formatted with its own crate
+mod corpus;
+
+use corpus::Rng;
+use futures::executor::block_on;
+use hippo::api::{NpcExport, RetrievalRequest, EXPORT_FORMAT, EXPORT_VERSION};
+use hippo::engine::Ports;
+use hippo::memory::{Collection, Memory, MemoryType};
+use hippo::npc::Npc;
+use hippo::ports::FixedClock;
+use hippo::retrieval::embed::BuiltinEmbedder;
+use hippo::store::{MemoryStore, MemoryVectorIndex};
+use hippo::time::Timestamp;
+use hippo::Hippo;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::time::Instant;
+
+const NOW: &str = "2026-04-08T12:00:00Z";
+const NPCID: &str = "bench";
+/// Runs of each query; the fastest counts.
+const TRIES: usize = 3;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let value = |name: &str, default: &str| -> String {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1).cloned())
+            .unwrap_or_else(|| default.to_string())
+    };
+    let sizes: Vec<usize> = value("--sizes", "1000,10000")
+        .split(',')
+        .map(|s| s.trim().parse().expect("--sizes: numbers"))
+        .collect();
+    let queries: usize = value("--queries", "500")
+        .parse()
+        .expect("--queries: a number");
+    let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench/npm");
+    std::fs::create_dir_all(&out).expect("target/bench/npm");
+
+    let mut native = serde_json::Map::new();
+    for &size in &sizes {
+        let (document, query_texts) = corpus_for(size, queries);
+        let file = out.join(format!("corpus-{size}.json"));
+        let body =
+            json!({ "now": NOW, "npcid": NPCID, "document": &document, "queries": &query_texts });
+        std::fs::write(&file, body.to_string()).expect("write the corpus");
+        let (row, answers) = measure(document, &query_texts);
+        let file = out.join(format!("native-answers-{size}.json"));
+        std::fs::write(&file, json!(answers).to_string()).expect("write the answers");
+        println!("native {size:>7}: {row}");
+        native.insert(size.to_string(), row);
+    }
+    let summary = json!({ "native": native });
+    std::fs::write(out.join("native.json"), summary.to_string()).expect("write native.json");
+    println!("{summary}");
+}
+
+/// The memories and queries `hippo-bench latency` draws for `size`, in the same order.
+fn corpus_for(size: usize, queries: usize) -> (NpcExport, Vec<String>) {
+    let now = Timestamp::parse(NOW).expect("valid");
+    let mut rng = Rng::new(0x5eed + size as u64);
+    let memories = (0..size)
+        .map(|i| {
+            let (summary, keywords) = corpus::memory(&mut rng);
+            let updated_at = now.plus_days(-(rng.below(400) as i64));
+            Memory {
+                id: format!("m{i:06}"),
+                memory_type: MemoryType::ALL[i % MemoryType::ALL.len()],
+                summary,
+                keywords,
+                confidence: 0.8,
+                importance: 0.5,
+                source: "long_term_memory".into(),
+                created_at: updated_at,
+                updated_at,
+                last_accessed_at: updated_at,
+                access_count: 0,
+                encounter_count: 1,
+                event_time: None,
+                expires_at: None,
+                sensitive: false,
+                superseded_by: None,
+                collection: Collection::Memory,
+                emotion: None,
+                context: String::new(),
+            }
+        })
+        .collect();
+    let query_texts = (0..queries).map(|_| corpus::query(&mut rng)).collect();
+    let document = NpcExport {
+        format: EXPORT_FORMAT.into(),
+        version: EXPORT_VERSION,
+        npc: Npc::new(NPCID, now),
+        pkg: Default::default(),
+        relationship: Default::default(),
+        diary: Default::default(),
+        turns: Vec::new(),
+        memories,
+    };
+    (document, query_texts)
+}
+
+/// Imports the document, then times `retrieve` for each query (as the package does).
+/// Returns the timings and, per query, the ids retrieved (to compare with wasm's).
+fn measure(document: NpcExport, queries: &[String]) -> (Value, Vec<Vec<String>>) {
+    let hippo = Hippo::new(Ports {
+        store: Rc::new(MemoryStore::new()),
+        vectors: Rc::new(MemoryVectorIndex::new()),
+        embedder: Rc::new(BuiltinEmbedder::new()),
+        llm: None,
+        clock: Rc::new(FixedClock::at(Timestamp::parse(NOW).expect("valid"))),
+    });
+    let start = Instant::now();
+    block_on(hippo.import_npc(NPCID, document)).expect("import");
+    let import_ms = start.elapsed().as_secs_f64() * 1000.0;
+    let mut times = Vec::with_capacity(queries.len());
+    let mut answers = Vec::with_capacity(queries.len());
+    for query in queries {
+        let request = RetrievalRequest {
+            query: Some(query.clone()),
+            ..Default::default()
+        };
+        let mut fastest = f64::MAX;
+        let mut first = None;
+        for _ in 0..TRIES {
+            let start = Instant::now();
+            let found = block_on(hippo.retrieve(NPCID, request.clone())).expect("retrieve");
+            fastest = fastest.min(start.elapsed().as_secs_f64() * 1000.0);
+            first.get_or_insert(found);
+        }
+        times.push(fastest);
+        let found = first.expect("at least one try");
+        answers.push(found.memories.into_iter().map(|m| m.id).collect::<Vec<_>>());
+    }
+    let returned: usize = answers.iter().map(Vec::len).sum();
+    times.sort_by(f64::total_cmp);
+    let at = |p: f64| times[((times.len() as f64 - 1.0) * p).round() as usize];
+    let round = |v: f64| (v * 1000.0).round() / 1000.0;
+    let row = json!({
+        "p50_ms": round(at(0.50)),
+        "p95_ms": round(at(0.95)),
+        "import_ms": round(import_ms),
+        "mean_results": round(returned as f64 / queries.len().max(1) as f64),
+    });
+    (row, answers)
+}

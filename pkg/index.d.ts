@@ -1,0 +1,459 @@
+// Types of the `hippo` package. Every request and response has the JSON shape of the matching
+// HTTP route of the Hippo Worker (snake_case fields, RFC 3339 timestamps).
+
+// ---- Opening ----
+
+/** Where the memory lives. Every mutation is saved before its promise resolves. */
+export type Storage =
+  | 'memory'
+  | { file: string }
+  | { indexedDB: string }
+  | StorageAdapter;
+
+/** Your own persistence: the whole store as one byte string. */
+export interface StorageAdapter {
+  /** The bytes last saved, or null when nothing was saved yet. */
+  load(): Promise<Uint8Array | ArrayBuffer | null | undefined> | Uint8Array | ArrayBuffer | null | undefined;
+  /** Stores the bytes; resolve only once they are durable. Replace, never append. */
+  save(bytes: Uint8Array): Promise<void> | void;
+  /** Called by `close()`. */
+  close?(): Promise<void> | void;
+}
+
+/** `embed(texts)`: one vector per text (normalized to unit length by Hippo). */
+export type EmbedFunction = (
+  texts: string[],
+) => Promise<ArrayLike<number>[]> | ArrayLike<number>[];
+
+export interface EmbedderOptions {
+  /** Recorded on first use; a store refuses a different embedder later. */
+  name: string;
+  dimension: number;
+  embed: EmbedFunction;
+  /** Cosine thresholds for conflict resolution. Default {duplicate: 0.92, ambiguous: 0.8}. */
+  thresholds?: { duplicate: number; ambiguous: number };
+}
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | string;
+  content: string;
+}
+
+export interface LlmOptions {
+  /** A chat completion: the answer's text. */
+  complete(messages: ChatMessage[], system: string): Promise<string> | string;
+}
+
+export interface HippoOptions {
+  /** Default "memory" (nothing persisted). */
+  storage?: Storage;
+  /** A function (probed once for its dimension, named "custom") or a described embedder.
+   * Without it the built-in deterministic embedder serves. */
+  embed?: EmbedFunction | EmbedderOptions;
+  /** Without it the built-in extractor and summarizer serve. */
+  llm?: LlmOptions;
+  /** Milliseconds since the epoch (or a Date). Default Date.now(). */
+  clock?: () => number | Date;
+}
+
+/** Errors reject with an `Error` whose `code` matches the HTTP API's. */
+export interface HippoError extends Error {
+  code:
+    | 'invalid_request'
+    | 'not_found'
+    | 'unauthorized'
+    | 'conflict'
+    | 'request_too_large'
+    | 'not_configured'
+    | 'internal_error';
+}
+
+// ---- Shared shapes ----
+
+/** RFC 3339, e.g. "2026-04-08T10:00:00.000Z". */
+export type Timestamp = string;
+/** Accepted on input: RFC 3339, "YYYY-MM-DD", or milliseconds since the epoch. */
+export type TimeInput = string | number;
+
+export type MemoryType =
+  | 'preference'
+  | 'style'
+  | 'profile'
+  | 'history'
+  | 'project'
+  | 'constraint'
+  | 'relationship'
+  | 'other';
+
+export type PkgValue = string | string[] | boolean;
+export type Pkg = Record<string, PkgValue>;
+
+export interface StatusOk {
+  status: 'ok';
+}
+
+// ---- NPC ----
+
+export interface NpcSettings {
+  diary_window: number;
+  content_ttl_days: number;
+  emotion_ttl_days: number;
+}
+
+export interface NpcUpsert {
+  display_name?: string;
+  /** Initial PKG fields, merged with the PKG update rules. */
+  pkg?: Record<string, string | string[]>;
+  voice_registered?: boolean;
+  face_registered?: boolean;
+  settings?: Partial<NpcSettings>;
+}
+
+export interface NpcView {
+  npcid: string;
+  display_name: string;
+  created_at: Timestamp;
+  voice_registered: boolean;
+  face_registered: boolean;
+  settings: NpcSettings;
+  /** Present (true) when this call created the NPC. */
+  created?: true;
+}
+
+export interface NpcList {
+  npcs: NpcView[];
+  /** Pass as `after` for the next page; absent on the last page. */
+  next?: string;
+}
+
+// ---- PKG ----
+
+export interface PkgView {
+  npcid: string;
+  pkg: Pkg;
+}
+
+export interface PkgUpdate {
+  key: string;
+  /** Multi-value fields accept an array or a comma-separated string. */
+  value: string | string[];
+}
+
+export interface PkgUpdateResponse {
+  status: 'ok';
+  updated_fields: string[];
+}
+
+// ---- Relationships ----
+
+export interface Entity {
+  name: string;
+  alias: string[];
+  title: string[];
+  remark: string;
+}
+
+export interface RelationshipView {
+  npcid: string;
+  /** `entity_001`, `entity_002`, … */
+  relationship: Record<string, Entity>;
+  count: number;
+}
+
+export interface EntityOp {
+  op: 'add' | 'update' | 'delete';
+  id?: string;
+  name?: string;
+  alias?: string[];
+  title?: string[];
+  remark?: string;
+}
+
+export interface EntityOpsResponse {
+  status: 'ok';
+  results: { op: string; id: string }[];
+  count: number;
+}
+
+// ---- Diary ----
+
+export interface DiaryEntry {
+  /** YYYY-MM-DD */
+  date: string;
+  summary: string;
+}
+
+export interface DiaryView {
+  npcid: string;
+  prior: string;
+  /** Newest first. */
+  dailies: DiaryEntry[];
+  count: number;
+}
+
+// ---- Conversation ----
+
+export interface TurnInput {
+  role: 'user' | 'assistant';
+  content: string;
+  ts?: TimeInput;
+  /** Position in the session; defaults to the position in this request. */
+  index?: number;
+  emotion?: string;
+}
+
+export interface ConversationAppend {
+  session_id?: string;
+  turns: TurnInput[];
+  summary?: string;
+}
+
+export interface ConversationAppendResponse {
+  status: 'ok';
+  appended: number;
+  duplicates: number;
+  last_seq: number;
+}
+
+export interface Turn {
+  id: string;
+  seq: number;
+  session_id?: string;
+  turn_index?: number;
+  kind: 'turn' | 'summary';
+  role?: 'user' | 'assistant';
+  content: string;
+  ts: Timestamp;
+  emotion?: string;
+}
+
+export interface ConversationView {
+  npcid: string;
+  turns: Turn[];
+  watermark: number;
+}
+
+// ---- Dream ----
+
+export interface DreamReport {
+  skipped: boolean;
+  diary: {
+    date: string;
+    diary_text: string;
+    prior_merged: boolean;
+    overflow_count: number;
+    dry_run?: true;
+  } | null;
+  extractions: {
+    entity_ops_count: number;
+    pkg_updates_count: number;
+    entity_ops: EntityOp[];
+    pkg_updates: PkgUpdate[];
+    rel_written: boolean;
+    pkg_written: boolean;
+    memories: {
+      summary: string;
+      type: MemoryType;
+      importance: number;
+      confidence: number;
+      action: 'inserted' | 'reinforced' | 'superseded' | string;
+    }[];
+    memories_written: boolean;
+    dry_run?: true;
+  } | null;
+  cleanup: {
+    content_hybrid_deleted: number;
+    emotion_v2_deleted: number;
+    dry_run?: true;
+  } | null;
+  error: string | null;
+}
+
+// ---- Memories ----
+
+export interface MemoryInput {
+  summary: string;
+  type: MemoryType;
+  keywords?: string[];
+  confidence?: number;
+  importance?: number;
+  source?: string;
+  event_time?: TimeInput;
+  expires_at?: TimeInput;
+  sensitive?: boolean;
+}
+
+export interface AddMemoriesResponse {
+  status: 'ok';
+  results: {
+    id: string;
+    action: 'inserted' | 'reinforced' | 'superseded';
+    supersedes?: string;
+  }[];
+}
+
+export interface Memory {
+  id: string;
+  type: MemoryType;
+  summary: string;
+  keywords: string[];
+  confidence: number;
+  importance: number;
+  source: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  last_accessed_at: Timestamp;
+  access_count: number;
+  encounter_count: number;
+  event_time?: Timestamp;
+  expires_at?: Timestamp;
+  sensitive: boolean;
+  superseded_by?: string;
+  collection: 'memory' | 'content' | 'emotion';
+  emotion?: { label: string; intensity: number };
+  /** Text around a record (e.g. a chunk's neighbouring turns): searched, never retrieved. */
+  context?: string;
+}
+
+export interface MemoryView extends Memory {
+  /** Computed at read time: importance decayed by time since last access. */
+  strength: number;
+  tier: 'core' | 'active' | 'background' | 'archive';
+}
+
+export interface ListMemoriesQuery {
+  types?: MemoryType[];
+  collection?: 'memory' | 'content' | 'emotion' | 'all';
+  include_superseded?: boolean;
+  offset?: number;
+  limit?: number;
+}
+
+export interface MemoryList {
+  npcid: string;
+  memories: MemoryView[];
+  count: number;
+  next_offset?: number;
+}
+
+export interface SearchRequest {
+  query: string;
+  memory_types?: MemoryType[];
+  max_results?: number;
+  time_hint?: string;
+  include_sensitive?: boolean;
+  include_archived?: boolean;
+  /** Adds each hit's signal contributions. */
+  debug?: boolean;
+}
+
+export interface SearchHit {
+  id: string;
+  summary: string;
+  type: MemoryType;
+  confidence: number;
+  updated_at: Timestamp;
+  source: string;
+  score: number;
+  signals?: Record<string, number>;
+}
+
+export interface SearchResponse {
+  memories: SearchHit[];
+}
+
+/** The memory_retrieval request (the NPC is the method's argument, not a token). */
+export interface RetrievalRequest {
+  query: string;
+  live_id?: string | number;
+  /** Logged by the Worker, never ranked. */
+  reason?: string;
+  memory_types?: MemoryType[];
+  time_hint?: string;
+  /** Default 5, clamped to 1..10. */
+  max_results?: number;
+}
+
+export interface RetrievedMemory {
+  id: string;
+  summary: string;
+  type: MemoryType;
+  confidence: number;
+  updated_at: Timestamp;
+  source: string;
+}
+
+export interface RetrievalResponse {
+  memories: RetrievedMemory[];
+}
+
+// ---- Export / import ----
+
+export interface NpcExport {
+  format: 'hippo.npc';
+  version: number;
+  npc: NpcView & { next_entity_seq: number; watermark: number; version?: number };
+  pkg: Pkg;
+  relationship: Record<string, Entity>;
+  diary: { prior: string; dailies: DiaryEntry[] };
+  turns: Turn[];
+  memories: Memory[];
+}
+
+// ---- The class ----
+
+export declare class Hippo {
+  private constructor();
+
+  /** Opens (and loads) a store. */
+  static open(options?: HippoOptions): Promise<Hippo>;
+
+  /** Creates the NPC, or updates its name, flags and settings (PUT /api/npc/{npcid}). */
+  createNpc(npcid: string, request?: NpcUpsert): Promise<NpcView>;
+  getNpc(npcid: string): Promise<NpcView>;
+  /** Deletes the NPC and everything of it. */
+  deleteNpc(npcid: string): Promise<StatusOk>;
+  listNpcs(page?: { after?: string; limit?: number }): Promise<NpcList>;
+
+  getPkg(npcid: string): Promise<PkgView>;
+  updatePkg(npcid: string, request: { updates: PkgUpdate[] }): Promise<PkgUpdateResponse>;
+
+  getRelationships(npcid: string): Promise<RelationshipView>;
+  applyEntityOps(npcid: string, request: { ops: EntityOp[] }): Promise<EntityOpsResponse>;
+
+  getDiary(npcid: string): Promise<DiaryView>;
+
+  addConversation(npcid: string, request: ConversationAppend): Promise<ConversationAppendResponse>;
+  getConversation(npcid: string, range?: { since?: number; limit?: number }): Promise<ConversationView>;
+
+  /** Consolidates new conversation into diary, PKG, relationships and memories. */
+  dream(npcid: string, options?: { dryRun?: boolean }): Promise<DreamReport>;
+
+  addMemories(npcid: string, request: { memories: MemoryInput[] }): Promise<AddMemoriesResponse>;
+  listMemories(npcid: string, query?: ListMemoriesQuery): Promise<MemoryList>;
+  deleteMemory(npcid: string, id: string): Promise<StatusOk>;
+
+  /** The ranked search of POST /api/memories/{npcid}/search. */
+  search(npcid: string, request: SearchRequest): Promise<SearchResponse>;
+  /** memory_retrieval semantics: what a live character may say (no sensitive memories). */
+  retrieve(npcid: string, request: RetrievalRequest): Promise<RetrievalResponse>;
+
+  exportNpc(npcid: string): Promise<NpcExport>;
+  importNpc(npcid: string, document: NpcExport): Promise<NpcView>;
+
+  /** Resolves once every change so far is saved (mutations already wait for their own save). */
+  flush(): Promise<void>;
+  /** Flushes and releases the storage; later calls reject. */
+  close(): Promise<void>;
+}
+
+/** Makes `{[kind]: …}` a valid `storage` option (the entry points register file / indexedDB). */
+export declare function registerStorage(
+  kind: string,
+  factory: (option: Record<string, unknown>) => StorageAdapter | Promise<StorageAdapter>,
+): void;
+
+/** Node only: the adapter behind `{file: path}`. */
+export declare function fileStorage(path: string): StorageAdapter;
+/** Browsers only: the adapter behind `{indexedDB: name}`. */
+export declare function indexedDBStorage(name: string, factory?: unknown): StorageAdapter;

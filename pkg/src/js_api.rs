@@ -1,0 +1,342 @@
+//! The `Hippo` class JS sees: one async method per HTTP route, each taking the route's
+//! request object and resolving to its response object (see `index.d.ts` for the types).
+//!
+//! Every method returns a promise and holds no borrow of the instance while it runs, so
+//! calls may overlap freely. A mutation resolves only after its change is saved.
+
+use crate::convert::{from_js, property, to_js, to_js_error};
+use crate::options;
+use crate::storage::PersistedState;
+use hippo::api::{self, *};
+use hippo::engine::{ListMemoriesQuery, LOG_PAGE_DEFAULT, NPC_PAGE_DEFAULT, NPC_PAGE_MAX};
+use js_sys::Promise;
+use serde::{Deserialize, Serialize};
+use std::cell::Cell;
+use std::future::Future;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+struct Inner {
+    hippo: hippo::Hippo,
+    state: Rc<PersistedState>,
+    closed: Cell<bool>,
+}
+
+#[wasm_bindgen(js_name = Hippo)]
+pub struct JsHippo {
+    inner: Rc<Inner>,
+}
+
+/// `listNpcs({after?, limit?})`, as the HTTP query string.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Page {
+    #[serde(default)]
+    after: Option<String>,
+    #[serde(default)]
+    limit: Option<usize>,
+}
+
+/// `getConversation(npcid, {since?, limit?})`, as the HTTP query string.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct LogRange {
+    #[serde(default)]
+    since: u64,
+    #[serde(default)]
+    limit: Option<usize>,
+}
+
+/// The answer of `reembed()`.
+#[derive(Serialize)]
+struct Reembedded {
+    status: &'static str,
+    /// `name:dimension` of the embedder now recorded.
+    embedder: String,
+    /// How many vectors were written.
+    vectors: usize,
+}
+
+/// Runs one call of the API: a rejected promise for a closed instance, a bad request or a
+/// core error; otherwise the response as a plain object.
+fn call<T, F, Fut>(inner: &Rc<Inner>, run: F) -> Promise
+where
+    T: Serialize,
+    F: FnOnce(Rc<Inner>) -> Fut + 'static,
+    Fut: Future<Output = hippo::Result<T>> + 'static,
+{
+    let inner = inner.clone();
+    future_to_promise(async move {
+        if inner.closed.get() {
+            return Err(to_js_error(hippo::Error::invalid(
+                "this Hippo instance is closed",
+            )));
+        }
+        let response = run(inner).await.map_err(to_js_error)?;
+        to_js(&response).map_err(to_js_error)
+    })
+}
+
+#[wasm_bindgen(js_class = Hippo)]
+impl JsHippo {
+    /// `Hippo.open({storage, embed?, llm?, clock?})`: loads the stored data, if any.
+    pub fn open(options: JsValue) -> Promise {
+        future_to_promise(async move {
+            let opened = options::open(options).await.map_err(to_js_error)?;
+            let hippo = JsHippo {
+                inner: Rc::new(Inner {
+                    hippo: hippo::Hippo::new(opened.ports),
+                    state: opened.state,
+                    closed: Cell::new(false),
+                }),
+            };
+            Ok(hippo.into())
+        })
+    }
+
+    /// `PUT /api/npc/{npcid}`: creates the NPC or updates its settings and flags.
+    #[wasm_bindgen(js_name = createNpc)]
+    pub fn create_npc(&self, npcid: String, request: JsValue) -> Promise {
+        call(&self.inner, |i| async move {
+            let request: NpcUpsert = from_js(request)?;
+            i.hippo.upsert_npc(&npcid, request).await
+        })
+    }
+
+    /// `GET /api/npc/{npcid}`.
+    #[wasm_bindgen(js_name = getNpc)]
+    pub fn get_npc(&self, npcid: String) -> Promise {
+        call(
+            &self.inner,
+            |i| async move { i.hippo.get_npc(&npcid).await },
+        )
+    }
+
+    /// `DELETE /api/npc/{npcid}`: the NPC and everything of it.
+    #[wasm_bindgen(js_name = deleteNpc)]
+    pub fn delete_npc(&self, npcid: String) -> Promise {
+        call(&self.inner, |i| async move {
+            i.hippo.delete_npc(&npcid).await.map(|()| api::Ok::new())
+        })
+    }
+
+    /// `GET /api/npc?after=&limit=`.
+    #[wasm_bindgen(js_name = listNpcs)]
+    pub fn list_npcs(&self, page: JsValue) -> Promise {
+        call(&self.inner, |i| async move {
+            let page: Page = from_js(page)?;
+            i.hippo
+                .list_npcs(
+                    page.after.as_deref(),
+                    page.limit.unwrap_or(NPC_PAGE_DEFAULT),
+                )
+                .await
+        })
+    }
+
+    /// `GET /api/pkg/{npcid}`.
+    #[wasm_bindgen(js_name = getPkg)]
+    pub fn get_pkg(&self, npcid: String) -> Promise {
+        call(
+            &self.inner,
+            |i| async move { i.hippo.get_pkg(&npcid).await },
+        )
+    }
+
+    /// `PUT /api/pkg/{npcid}` with `{updates: [{key, value}]}`.
+    #[wasm_bindgen(js_name = updatePkg)]
+    pub fn update_pkg(&self, npcid: String, request: JsValue) -> Promise {
+        call(&self.inner, |i| async move {
+            i.hippo.update_pkg(&npcid, from_js(request)?).await
+        })
+    }
+
+    /// `GET /api/relationship/{npcid}`.
+    #[wasm_bindgen(js_name = getRelationships)]
+    pub fn get_relationships(&self, npcid: String) -> Promise {
+        call(&self.inner, |i| async move {
+            i.hippo.get_relationships(&npcid).await
+        })
+    }
+
+    /// `POST /api/relationship/{npcid}` with `{ops: [...]}`.
+    #[wasm_bindgen(js_name = applyEntityOps)]
+    pub fn apply_entity_ops(&self, npcid: String, request: JsValue) -> Promise {
+        call(&self.inner, |i| async move {
+            i.hippo.apply_entity_ops(&npcid, from_js(request)?).await
+        })
+    }
+
+    /// `GET /api/diary/{npcid}`.
+    #[wasm_bindgen(js_name = getDiary)]
+    pub fn get_diary(&self, npcid: String) -> Promise {
+        call(
+            &self.inner,
+            |i| async move { i.hippo.get_diary(&npcid).await },
+        )
+    }
+
+    /// `POST /api/conversation/{npcid}` with `{session_id?, turns, summary?}`.
+    #[wasm_bindgen(js_name = addConversation)]
+    pub fn add_conversation(&self, npcid: String, request: JsValue) -> Promise {
+        call(&self.inner, |i| async move {
+            i.hippo.append_conversation(&npcid, from_js(request)?).await
+        })
+    }
+
+    /// `GET /api/conversation/{npcid}?since=&limit=`.
+    #[wasm_bindgen(js_name = getConversation)]
+    pub fn get_conversation(&self, npcid: String, range: JsValue) -> Promise {
+        call(&self.inner, |i| async move {
+            let range: LogRange = from_js(range)?;
+            i.hippo
+                .get_conversation(&npcid, range.since, range.limit.unwrap_or(LOG_PAGE_DEFAULT))
+                .await
+        })
+    }
+
+    /// `POST /api/dream/{npcid}?dry_run=`: resolves to the report.
+    pub fn dream(&self, npcid: String, options: JsValue) -> Promise {
+        call(&self.inner, |i| async move {
+            let dry_run = dry_run_option(&options)?;
+            i.hippo.dream(&npcid, dry_run).await
+        })
+    }
+
+    /// `POST /api/memories/{npcid}` with `{memories: [...]}`.
+    #[wasm_bindgen(js_name = addMemories)]
+    pub fn add_memories(&self, npcid: String, request: JsValue) -> Promise {
+        call(&self.inner, |i| async move {
+            i.hippo.add_memories(&npcid, from_js(request)?).await
+        })
+    }
+
+    /// `GET /api/memories/{npcid}` with `{types?, collection?, include_superseded?, offset?,
+    /// limit?}`.
+    #[wasm_bindgen(js_name = listMemories)]
+    pub fn list_memories(&self, npcid: String, query: JsValue) -> Promise {
+        call(&self.inner, |i| async move {
+            let query: ListMemoriesQuery = from_js(query)?;
+            i.hippo.list_memories(&npcid, query).await
+        })
+    }
+
+    /// `DELETE /api/memories/{npcid}/{id}`.
+    #[wasm_bindgen(js_name = deleteMemory)]
+    pub fn delete_memory(&self, npcid: String, id: String) -> Promise {
+        call(&self.inner, |i| async move {
+            i.hippo
+                .delete_memory(&npcid, &id)
+                .await
+                .map(|()| api::Ok::new())
+        })
+    }
+
+    /// `POST /api/memories/{npcid}/search` with `{query, memory_types?, max_results?, …}`.
+    pub fn search(&self, npcid: String, request: JsValue) -> Promise {
+        call(&self.inner, |i| async move {
+            let request: SearchRequest = from_js(request)?;
+            i.hippo.search(&npcid, request).await
+        })
+    }
+
+    /// `POST /memory_retrieval` semantics for this NPC: `{query, memory_types?, time_hint?,
+    /// max_results?}` → `{memories}`.
+    pub fn retrieve(&self, npcid: String, request: JsValue) -> Promise {
+        call(&self.inner, |i| async move {
+            let request: RetrievalRequest = from_js(request)?;
+            i.hippo.retrieve(&npcid, request).await
+        })
+    }
+
+    /// `GET /api/npc/{npcid}/export`: the NPC's whole memory as one versioned document.
+    #[wasm_bindgen(js_name = exportNpc)]
+    pub fn export_npc(&self, npcid: String) -> Promise {
+        call(
+            &self.inner,
+            |i| async move { i.hippo.export_npc(&npcid).await },
+        )
+    }
+
+    /// `POST /api/npc/{npcid}/import` with a document from `exportNpc`.
+    #[wasm_bindgen(js_name = importNpc)]
+    pub fn import_npc(&self, npcid: String, document: JsValue) -> Promise {
+        call(&self.inner, |i| async move {
+            let document: NpcExport = from_js(document)?;
+            i.hippo.import_npc(&npcid, document).await
+        })
+    }
+
+    /// Re-embeds every NPC's memories with the configured embedder and records it as the
+    /// store's embedder (what the HTTP API's re-embed operation does): needed once after
+    /// switching `embed`, which otherwise rejects with `not_configured`.
+    pub fn reembed(&self) -> Promise {
+        call(&self.inner, |i| async move { reembed_all(&i.hippo).await })
+    }
+
+    /// Resolves once every change made so far is saved. Each mutation already waits for its
+    /// own save, so this only matters for calls whose promises were not awaited.
+    pub fn flush(&self) -> Promise {
+        call(&self.inner, |i| async move {
+            i.state.flush().await?;
+            Ok(())
+        })
+    }
+
+    /// Flushes and releases the storage; later calls reject. Closing twice is harmless.
+    pub fn close(&self) -> Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            if inner.closed.replace(true) {
+                return Ok(JsValue::UNDEFINED);
+            }
+            inner
+                .state
+                .close()
+                .await
+                .map_err(|e| to_js_error(e.into()))?;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+}
+
+/// Records the configured embedder, then rebuilds every NPC's vectors with it.
+async fn reembed_all(hippo: &hippo::Hippo) -> hippo::Result<Reembedded> {
+    let embedder = hippo.adopt_embedder().await?;
+    let mut vectors = 0;
+    let mut after: Option<String> = None;
+    loop {
+        let page = hippo.list_npcs(after.as_deref(), NPC_PAGE_MAX).await?;
+        for npc in &page.npcs {
+            vectors += hippo.rebuild_vectors(&npc.npcid).await?;
+        }
+        match page.next {
+            Some(next) => after = Some(next),
+            None => break,
+        }
+    }
+    Ok(Reembedded {
+        status: "ok",
+        embedder,
+        vectors,
+    })
+}
+
+/// `{dryRun}` (or `{dry_run}` as in the HTTP query); absent means a real dream.
+fn dry_run_option(options: &JsValue) -> hippo::Result<bool> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(false);
+    }
+    let mut dry_run = false;
+    for key in ["dryRun", "dry_run"] {
+        let value = property(options, key);
+        if value.is_undefined() {
+            continue;
+        }
+        dry_run = value
+            .as_bool()
+            .ok_or_else(|| hippo::Error::invalid(format!("{key} must be a boolean")))?;
+    }
+    Ok(dry_run)
+}

@@ -1,0 +1,143 @@
+//! Where snapshots go: a JS adapter `{load(), save(bytes), close?()}`, either given by the
+//! caller or made by a named storage kind (`{file: path}`, `{indexedDB: name}`) that the
+//! platform's entry point registered (`node/` registers `file`, `browser/` `indexedDB`).
+
+use crate::convert::{describe, method, port_error, settle};
+use hippo::ports::PortResult;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+thread_local! {
+    /// Storage kind (the option's key) → factory `(option) → adapter`.
+    static KINDS: RefCell<BTreeMap<String, js_sys::Function>> = const { RefCell::new(BTreeMap::new()) };
+}
+
+/// Makes `{<kind>: …}` a valid `storage` option: `factory(option)` returns (a promise of) an
+/// adapter. The package's entry points register `file` (Node) and `indexedDB` (browsers).
+#[wasm_bindgen(js_name = registerStorage)]
+pub fn register_storage(kind: String, factory: js_sys::Function) {
+    KINDS.with(|kinds| kinds.borrow_mut().insert(kind, factory));
+}
+
+/// A JS object that loads and saves the whole store as bytes.
+pub struct JsAdapter {
+    target: JsValue,
+    load: js_sys::Function,
+    save: js_sys::Function,
+    close: Option<js_sys::Function>,
+}
+
+impl JsAdapter {
+    /// The adapter for a `storage` option; `None` for `"memory"` (or no option).
+    pub async fn from_option(option: &JsValue) -> Result<Option<JsAdapter>, hippo::Error> {
+        if option.is_undefined()
+            || option.is_null()
+            || option.as_string().as_deref() == Some("memory")
+        {
+            return Ok(None);
+        }
+        if !option.is_object() {
+            return Err(invalid_storage());
+        }
+        if let Some(adapter) = Self::from_object(option) {
+            return Ok(Some(adapter));
+        }
+        let keys: Vec<String> = js_sys::Object::keys(option.unchecked_ref::<js_sys::Object>())
+            .iter()
+            .filter_map(|k| k.as_string())
+            .collect();
+        let [kind] = keys.as_slice() else {
+            return Err(invalid_storage());
+        };
+        let factory = KINDS.with(|kinds| kinds.borrow().get(kind).cloned());
+        let Some(factory) = factory else {
+            return Err(hippo::Error::invalid(format!(
+                "storage {{{kind}: ...}} is not available here ({{file}} needs Node, {{indexedDB}} a browser)"
+            )));
+        };
+        // Factories only check their option (I/O waits for load/save): a throw is bad input.
+        let refused =
+            |e: JsValue| hippo::Error::invalid(format!("storage {kind}: {}", describe(&e)));
+        let made = factory
+            .call1(&JsValue::UNDEFINED, option)
+            .map_err(refused)?;
+        let made = settle(made).await.map_err(refused)?;
+        Self::from_object(&made)
+            .map(Some)
+            .ok_or_else(|| hippo::Error::Internal(format!("storage {kind} made no adapter")))
+    }
+
+    fn from_object(object: &JsValue) -> Option<JsAdapter> {
+        Some(JsAdapter {
+            target: object.clone(),
+            load: method(object, "load")?,
+            save: method(object, "save")?,
+            close: method(object, "close"),
+        })
+    }
+
+    /// The last saved bytes, or `None` when nothing was ever saved.
+    pub async fn load(&self) -> PortResult<Option<Vec<u8>>> {
+        let loaded = self
+            .load
+            .call0(&self.target)
+            .map_err(|e| port_error("storage load", e))?;
+        let loaded = settle(loaded)
+            .await
+            .map_err(|e| port_error("storage load", e))?;
+        if loaded.is_undefined() || loaded.is_null() {
+            return Ok(None);
+        }
+        if loaded.is_instance_of::<js_sys::Uint8Array>()
+            || loaded.is_instance_of::<js_sys::ArrayBuffer>()
+        {
+            return Ok(Some(js_sys::Uint8Array::new(&loaded).to_vec()));
+        }
+        if let Some(view) = loaded.dyn_ref::<js_sys::DataView>() {
+            let bytes = js_sys::Uint8Array::new_with_byte_offset_and_length(
+                &view.buffer(),
+                view.byte_offset() as u32,
+                view.byte_length() as u32,
+            );
+            return Ok(Some(bytes.to_vec()));
+        }
+        Err(hippo::error::PortError::Backend(
+            "storage load must return a Uint8Array, an ArrayBuffer or null".into(),
+        ))
+    }
+
+    /// Saves the bytes; resolves only once they are durable (the adapter's promise).
+    pub async fn save(&self, bytes: &[u8]) -> PortResult<()> {
+        // A copy, not a view of wasm memory: the adapter may keep it past this call.
+        let array = js_sys::Uint8Array::from(bytes);
+        let saved = self
+            .save
+            .call1(&self.target, &array)
+            .map_err(|e| port_error("storage save", e))?;
+        settle(saved)
+            .await
+            .map_err(|e| port_error("storage save", e))?;
+        Ok(())
+    }
+
+    /// Lets the adapter release what it holds (a database connection).
+    pub async fn close(&self) -> PortResult<()> {
+        if let Some(close) = &self.close {
+            let closed = close
+                .call0(&self.target)
+                .map_err(|e| port_error("storage close", e))?;
+            settle(closed)
+                .await
+                .map_err(|e| port_error("storage close", e))?;
+        }
+        Ok(())
+    }
+}
+
+fn invalid_storage() -> hippo::Error {
+    hippo::Error::invalid(
+        "storage must be \"memory\", {file: path}, {indexedDB: name} or an adapter {load(), save(bytes)}",
+    )
+}

@@ -1,0 +1,121 @@
+//! The store and vector-index ports over [`PersistedState`]: reads go straight to the
+//! in-memory state; each mutation is applied, then saved before it returns.
+
+use super::state::PersistedState;
+use async_trait::async_trait;
+use hippo::conversation::Turn;
+use hippo::diary::DiaryEntry;
+use hippo::memory::Memory;
+use hippo::npc::Npc;
+use hippo::pkg::PkgValue;
+use hippo::ports::*;
+use hippo::relationship::Entity;
+use hippo::time::Timestamp;
+use std::rc::Rc;
+
+pub struct PersistentStore(pub Rc<PersistedState>);
+
+pub struct PersistentVectors(pub Rc<PersistedState>);
+
+#[async_trait(?Send)]
+impl Store for PersistentStore {
+    async fn npc(&self, npcid: &str) -> PortResult<Option<Npc>> {
+        self.0.store()?.npc(npcid).await
+    }
+    async fn list_npcs(&self, after: Option<&str>, limit: usize) -> PortResult<Vec<Npc>> {
+        self.0.store()?.list_npcs(after, limit).await
+    }
+    async fn pkg(&self, npcid: &str) -> PortResult<Vec<(String, PkgValue)>> {
+        self.0.store()?.pkg(npcid).await
+    }
+    async fn entities(&self, npcid: &str) -> PortResult<Vec<(String, Entity)>> {
+        self.0.store()?.entities(npcid).await
+    }
+    async fn diary(&self, npcid: &str) -> PortResult<(String, Vec<DiaryEntry>)> {
+        self.0.store()?.diary(npcid).await
+    }
+    async fn turns(&self, npcid: &str, after_seq: u64, limit: usize) -> PortResult<Vec<Turn>> {
+        self.0.store()?.turns(npcid, after_seq, limit).await
+    }
+    async fn session_indexes(&self, npcid: &str, session_id: &str) -> PortResult<Vec<u32>> {
+        self.0.store()?.session_indexes(npcid, session_id).await
+    }
+    async fn last_seq(&self, npcid: &str) -> PortResult<u64> {
+        self.0.store()?.last_seq(npcid).await
+    }
+    async fn memories(&self, npcid: &str, filter: &MemoryFilter) -> PortResult<Vec<Memory>> {
+        self.0.store()?.memories(npcid, filter).await
+    }
+    async fn memories_by_id(&self, npcid: &str, ids: &[String]) -> PortResult<Vec<Memory>> {
+        self.0.store()?.memories_by_id(npcid, ids).await
+    }
+    async fn lexical_search(
+        &self,
+        npcid: &str,
+        query: &LexicalQuery,
+        limit: usize,
+    ) -> PortResult<Vec<(String, f64)>> {
+        self.0.store()?.lexical_search(npcid, query, limit).await
+    }
+    async fn term_stats(&self, npcid: &str, terms: &[String]) -> PortResult<CorpusStats> {
+        self.0.store()?.term_stats(npcid, terms).await
+    }
+    async fn commit(&self, npcid: &str, batch: WriteBatch) -> PortResult<()> {
+        self.0.store()?.commit(npcid, batch).await?;
+        self.0.persist().await
+    }
+    async fn token_by_hash(&self, token_hash: &str) -> PortResult<Option<TokenRecord>> {
+        self.0.store()?.token_by_hash(token_hash).await
+    }
+    async fn tokens(&self, npcid: &str) -> PortResult<Vec<TokenRecord>> {
+        self.0.store()?.tokens(npcid).await
+    }
+    /// Leases coordinate dreams inside this process and are not part of the saved state.
+    async fn acquire_lease(
+        &self,
+        npcid: &str,
+        holder: &str,
+        now: Timestamp,
+        until: Timestamp,
+    ) -> PortResult<bool> {
+        self.0
+            .store()?
+            .acquire_lease(npcid, holder, now, until)
+            .await
+    }
+    async fn release_lease(&self, npcid: &str, holder: &str) -> PortResult<()> {
+        self.0.store()?.release_lease(npcid, holder).await
+    }
+    async fn meta(&self, key: &str) -> PortResult<Option<String>> {
+        self.0.store()?.meta(key).await
+    }
+    async fn set_meta(&self, key: &str, value: &str) -> PortResult<()> {
+        self.0.store()?.set_meta(key, value).await?;
+        self.0.persist().await
+    }
+}
+
+#[async_trait(?Send)]
+impl VectorIndex for PersistentVectors {
+    async fn upsert(&self, npcid: &str, items: Vec<VectorItem>) -> PortResult<()> {
+        self.0.vectors()?.upsert(npcid, items).await?;
+        self.0.persist().await
+    }
+    async fn query(
+        &self,
+        npcid: &str,
+        vector: &[f32],
+        top_k: usize,
+        filter: &VectorFilter,
+    ) -> PortResult<Vec<(String, f32)>> {
+        self.0.vectors()?.query(npcid, vector, top_k, filter).await
+    }
+    async fn delete(&self, npcid: &str, ids: &[String]) -> PortResult<()> {
+        self.0.vectors()?.delete(npcid, ids).await?;
+        self.0.persist().await
+    }
+    async fn delete_npc(&self, npcid: &str) -> PortResult<()> {
+        self.0.vectors()?.delete_npc(npcid).await?;
+        self.0.persist().await
+    }
+}
