@@ -16,7 +16,7 @@
 use super::tokenize::{cjk_terms, normalize, segments, word_term, Segment};
 use crate::ports::{Embedder, PortResult, SimilarityThresholds};
 use async_trait::async_trait;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 /// Vector size: small enough for 100k memories per NPC in a browser tab (100 MB at f32 would
 /// be too much at 1024), large enough that hash collisions stay rare for memory-sized texts.
@@ -51,7 +51,9 @@ impl BuiltinEmbedder {
 
     /// The unit-length vector of `text` (all zeros when the text has no features).
     pub fn embed_text(&self, text: &str) -> Vec<f32> {
-        let mut features: HashMap<u64, f32> = HashMap::new();
+        // A BTreeMap, not a HashMap: buckets must be summed in the same order every time, or
+        // floating-point rounding makes one text's vector differ between runs and platforms.
+        let mut features: BTreeMap<u64, f32> = BTreeMap::new();
         let mut add = |kind: u8, feature: &str, weight: f32| {
             *features.entry(hash(kind, feature)).or_insert(0.0) += weight;
         };
@@ -165,6 +167,32 @@ impl Embedder for BuiltinEmbedder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_same_text_always_gives_bit_identical_vectors() {
+        // Features share buckets, and the order a bucket's weights are summed in shows in the
+        // low bits: many texts, each embedded several times, must agree to the bit.
+        let words = [
+            "ice", "cream", "tacos", "noodles", "海边", "散步", "朋友", "books", "films", "周末",
+        ];
+        for n in 0..200 {
+            let text: Vec<&str> = (0..12)
+                .map(|i| words[(n * 7 + i * 3 + n / 5) % words.len()])
+                .collect();
+            let text = format!("{n} {}", text.join(" "));
+            let first = BuiltinEmbedder::new().embed_text(&text);
+            for _ in 0..5 {
+                let again = BuiltinEmbedder::new().embed_text(&text);
+                assert!(
+                    first
+                        .iter()
+                        .zip(&again)
+                        .all(|(a, b)| a.to_bits() == b.to_bits()),
+                    "embedding of {text:?} differs between calls"
+                );
+            }
+        }
+    }
 
     fn sim(a: &str, b: &str) -> f32 {
         let e = BuiltinEmbedder::new();
