@@ -5,15 +5,125 @@ use super::memory::SNAPSHOT_VERSION;
 use crate::error::PortError;
 use crate::memory::Collection;
 use crate::ports::*;
-use crate::retrieval::embed::cosine;
 use async_trait::async_trait;
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+
+/// One NPC's vectors, laid out for a fast scan: values in one flat array (`dim` per slot),
+/// their norms precomputed, metadata beside them, and ids only cloned for the top hits.
+#[derive(Debug, Default)]
+struct Space {
+    dim: usize,
+    ids: Vec<String>,
+    meta: Vec<(Collection, crate::memory::MemoryType)>,
+    norms: Vec<f32>,
+    values: Vec<f32>,
+    slot_of: HashMap<String, usize>,
+}
+
+impl Space {
+    fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    fn upsert(&mut self, item: VectorItem) -> PortResult<()> {
+        if self.ids.is_empty() {
+            self.dim = item.values.len();
+        } else if item.values.len() != self.dim {
+            return Err(PortError::Backend(format!(
+                "vector of dimension {} in an index of dimension {}",
+                item.values.len(),
+                self.dim
+            )));
+        }
+        let norm = item.values.iter().map(|v| v * v).sum::<f32>().sqrt();
+        match self.slot_of.get(&item.id) {
+            Some(&slot) => {
+                self.meta[slot] = (item.collection, item.memory_type);
+                self.norms[slot] = norm;
+                self.values[slot * self.dim..(slot + 1) * self.dim].copy_from_slice(&item.values);
+            }
+            None => {
+                self.slot_of.insert(item.id.clone(), self.ids.len());
+                self.ids.push(item.id);
+                self.meta.push((item.collection, item.memory_type));
+                self.norms.push(norm);
+                self.values.extend_from_slice(&item.values);
+            }
+        }
+        Ok(())
+    }
+
+    fn remove(&mut self, id: &str) {
+        let Some(slot) = self.slot_of.remove(id) else {
+            return;
+        };
+        let last = self.ids.len() - 1;
+        if slot != last {
+            // Move the last slot into the hole.
+            self.values
+                .copy_within(last * self.dim..(last + 1) * self.dim, slot * self.dim);
+            self.ids.swap(slot, last);
+            self.meta.swap(slot, last);
+            self.norms.swap(slot, last);
+            self.slot_of.insert(self.ids[slot].clone(), slot);
+        }
+        self.ids.pop();
+        self.meta.pop();
+        self.norms.pop();
+        self.values.truncate(last * self.dim);
+    }
+
+    fn item(&self, slot: usize) -> VectorItem {
+        VectorItem {
+            id: self.ids[slot].clone(),
+            collection: self.meta[slot].0,
+            memory_type: self.meta[slot].1,
+            values: self.values[slot * self.dim..(slot + 1) * self.dim].to_vec(),
+        }
+    }
+
+    /// The `top_k` best cosines among the slots the filter keeps: best first, ties by id.
+    fn query(&self, vector: &[f32], top_k: usize, filter: &VectorFilter) -> Vec<(String, f32)> {
+        if vector.len() != self.dim || top_k == 0 {
+            return Vec::new();
+        }
+        let qnorm = vector.iter().map(|v| v * v).sum::<f32>().sqrt();
+        if qnorm == 0.0 {
+            return Vec::new();
+        }
+        let mut scored: Vec<(f32, usize)> = Vec::new();
+        for (slot, row) in self.values.chunks_exact(self.dim).enumerate() {
+            let (collection, memory_type) = self.meta[slot];
+            if (!filter.collections.is_empty() && !filter.collections.contains(&collection))
+                || (!filter.types.is_empty() && !filter.types.contains(&memory_type))
+                || self.norms[slot] == 0.0
+            {
+                continue;
+            }
+            let dot: f32 = row.iter().zip(vector).map(|(a, b)| a * b).sum();
+            scored.push((dot / (self.norms[slot] * qnorm), slot));
+        }
+        let order = |a: &(f32, usize), b: &(f32, usize)| {
+            b.0.total_cmp(&a.0)
+                .then_with(|| self.ids[a.1].cmp(&self.ids[b.1]))
+        };
+        if scored.len() > top_k {
+            scored.select_nth_unstable_by(top_k - 1, order);
+            scored.truncate(top_k);
+        }
+        scored.sort_by(order);
+        scored
+            .into_iter()
+            .map(|(score, slot)| (self.ids[slot].clone(), score))
+            .collect()
+    }
+}
 
 /// A brute-force vector index in memory, partitioned by NPC.
 #[derive(Debug, Default)]
 pub struct MemoryVectorIndex {
-    npcs: RefCell<BTreeMap<String, BTreeMap<String, VectorItem>>>,
+    npcs: RefCell<BTreeMap<String, Space>>,
     generation: Cell<u64>,
 }
 
@@ -28,7 +138,7 @@ impl MemoryVectorIndex {
 
     /// How many vectors the NPC has (tests count deletions with it).
     pub fn count(&self, npcid: &str) -> usize {
-        self.npcs.borrow().get(npcid).map_or(0, |m| m.len())
+        self.npcs.borrow().get(npcid).map_or(0, Space::len)
     }
 
     fn bump(&self) {
@@ -41,12 +151,10 @@ impl VectorIndex for MemoryVectorIndex {
     async fn upsert(&self, npcid: &str, items: Vec<VectorItem>) -> PortResult<()> {
         let mut npcs = self.npcs.borrow_mut();
         let space = npcs.entry(npcid.to_string()).or_default();
-        for item in items {
-            space.insert(item.id.clone(), item);
-        }
+        let result = items.into_iter().try_for_each(|item| space.upsert(item));
         drop(npcs);
         self.bump();
-        Ok(())
+        result
     }
 
     async fn query(
@@ -56,19 +164,12 @@ impl VectorIndex for MemoryVectorIndex {
         top_k: usize,
         filter: &VectorFilter,
     ) -> PortResult<Vec<(String, f32)>> {
-        let npcs = self.npcs.borrow();
-        let Some(space) = npcs.get(npcid) else {
-            return Ok(Vec::new());
-        };
-        let mut hits: Vec<(String, f32)> = space
-            .values()
-            .filter(|i| filter.collections.is_empty() || filter.collections.contains(&i.collection))
-            .filter(|i| filter.types.is_empty() || filter.types.contains(&i.memory_type))
-            .map(|i| (i.id.clone(), cosine(vector, &i.values)))
-            .collect();
-        hits.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        hits.truncate(top_k);
-        Ok(hits)
+        Ok(self
+            .npcs
+            .borrow()
+            .get(npcid)
+            .map(|space| space.query(vector, top_k, filter))
+            .unwrap_or_default())
     }
 
     async fn delete(&self, npcid: &str, ids: &[String]) -> PortResult<()> {
@@ -116,7 +217,7 @@ impl MemoryVectorIndex {
         let mut out = VECTORS_MAGIC.to_vec();
         out.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
         for (npcid, space) in self.npcs.borrow().iter() {
-            for item in space.values() {
+            for item in (0..space.len()).map(|slot| space.item(slot)) {
                 put_str(&mut out, npcid);
                 put_str(&mut out, &item.id);
                 out.push(collection_byte(item.collection));
@@ -154,15 +255,12 @@ impl MemoryVectorIndex {
                     .chunks_exact(4)
                     .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
                     .collect();
-                npcs.entry(npcid).or_default().insert(
-                    id.clone(),
-                    VectorItem {
-                        id,
-                        collection,
-                        memory_type,
-                        values,
-                    },
-                );
+                npcs.entry(npcid).or_default().upsert(VectorItem {
+                    id,
+                    collection,
+                    memory_type,
+                    values,
+                })?;
             }
         }
         Ok(index)
