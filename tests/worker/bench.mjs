@@ -1,7 +1,9 @@
 // Load benchmark of the local Worker (real `wrangler dev`: workerd + local D1) on loopback:
 // memory_retrieval on an NPC with 10k memories, and PUT /api/pkg, each with 16 concurrent
 // clients for 60 s (autocannon). Not part of `make test`: run `node tests/worker/bench.mjs`.
-// Env: DURATION (s, default 60), CONNECTIONS (16), MEMORIES (10000), OUT (JSON results path).
+// Env: DURATION (s, default 60), CONNECTIONS (16), MEMORIES (10000), OUT (JSON results path),
+// STATE (keep the local D1 in this directory and reuse its loaded NPC on the next run),
+// ONLY (comma-separated subset of: retrieval, pkg16, pkg1).
 import autocannon from "autocannon";
 import { spawn, execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync, statSync, readFileSync } from "node:fs";
@@ -77,7 +79,8 @@ async function load(base, name, opts) {
 }
 
 async function main() {
-  const stateDir = mkdtempSync(path.join(tmpdir(), "hippo-bench-"));
+  const stateDir = process.env.STATE ?? mkdtempSync(path.join(tmpdir(), "hippo-bench-"));
+  const only = (name) => !process.env.ONLY || process.env.ONLY.split(",").includes(name);
   execFileSync("bash", ["scripts/build-worker.sh"], { cwd: root, stdio: "inherit" });
   execFileSync(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], { cwd: root, env, stdio: "pipe" });
   const port = await freePort();
@@ -92,7 +95,7 @@ async function main() {
   );
   const stop = () => {
     if (child.exitCode === null) process.kill(-child.pid, "SIGTERM");
-    rmSync(stateDir, { recursive: true, force: true });
+    if (!process.env.STATE) rmSync(stateDir, { recursive: true, force: true });
   };
   try {
     for (let i = 0; ; i++) {
@@ -112,9 +115,13 @@ async function main() {
       return res.json();
     };
 
-    await admin("PUT", "/api/npc/bench", { display_name: "Bench", pkg: { Name: "Bench", Hobbies: ["摄影", "jazz"] } });
+    const existing = await fetch(`${base}/api/memories/bench?limit=1&offset=${MEMORIES - 1}`, {
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
+    const loaded = existing.ok && (await existing.json()).count === 1;
+    if (!loaded) await admin("PUT", "/api/npc/bench", { display_name: "Bench", pkg: { Name: "Bench", Hobbies: ["摄影", "jazz"] } });
     const started = Date.now();
-    for (let i = 0; i < MEMORIES; i += 100) {
+    for (let i = 0; !loaded && i < MEMORIES; i += 100) {
       const batch = Array.from({ length: Math.min(100, MEMORIES - i) }, (_, k) => memory(i + k));
       await admin("POST", "/api/memories/bench", { memories: batch });
       if ((i / 100) % 10 === 9) process.stderr.write(`loaded ${i + 100} memories\n`);
@@ -133,11 +140,13 @@ async function main() {
     });
     const warm = autocannon({ url: base, connections: 4, duration: 5, requests: [{ setupRequest: retrievalRequest }] });
     await warm;
-    const retrieval = await load(base, "memory_retrieval", { requests: [{ setupRequest: retrievalRequest }] });
+    const retrieval = only("retrieval")
+      ? await load(base, "memory_retrieval", { requests: [{ setupRequest: retrievalRequest }] })
+      : null;
 
     for (let c = 0; c < CONNECTIONS; c++) await admin("PUT", `/api/npc/pkg-${c}`, {});
     let n = 0;
-    const pkgSpread = await load(base, "put_pkg_16_npcs", {
+    const pkgSpread = only("pkg16") && await load(base, "put_pkg_16_npcs", {
       requests: [{
         setupRequest: () => {
           n++;
@@ -150,7 +159,7 @@ async function main() {
         },
       }],
     });
-    const pkgOne = await load(base, "put_pkg_one_npc", {
+    const pkgOne = only("pkg1") && await load(base, "put_pkg_one_npc", {
       requests: [{
         setupRequest: () => {
           n++;

@@ -58,15 +58,30 @@ fn known_dimension(model: &str) -> Option<usize> {
     })
 }
 
+/// A variable's value, trimmed; unset and blank are the same.
+fn non_empty(var: &impl Fn(&str) -> Option<String>, name: &str) -> Option<String> {
+    var(name)
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+}
+
+/// The admin token alone: the HTTP layer checks it before anything else, so a caller without
+/// it learns nothing about the rest of the configuration (even when that is broken).
+pub fn admin_token(var: impl Fn(&str) -> Option<String>) -> Option<String> {
+    non_empty(&var, "HIPPO_ADMIN_TOKEN")
+}
+
+/// Whether `HIPPO_TEST_HOOKS=1` (read as early as the admin token, for the same reason).
+pub fn test_hooks(var: impl Fn(&str) -> Option<String>) -> bool {
+    non_empty(&var, "HIPPO_TEST_HOOKS").as_deref() == Some("1")
+}
+
 impl Config {
     /// Reads the configuration through `var` (name → non-empty value). `has_ai` says whether
     /// the `AI` binding exists. Errors name the variable to fix.
     pub fn parse(var: impl Fn(&str) -> Option<String>, has_ai: bool) -> Result<Config, String> {
-        let var = |name: &str| {
-            var(name)
-                .map(|v| v.trim().to_string())
-                .filter(|v| !v.is_empty())
-        };
+        let raw = &var;
+        let var = |name: &str| non_empty(raw, name);
         let dimension = |model: &str| -> Result<usize, String> {
             match var("HIPPO_EMBED_DIM") {
                 Some(d) => d
@@ -131,10 +146,10 @@ impl Config {
             (None, None) => None,
         };
         Ok(Config {
-            admin_token: var("HIPPO_ADMIN_TOKEN"),
+            admin_token: admin_token(raw),
             embed,
             llm,
-            test_hooks: var("HIPPO_TEST_HOOKS").as_deref() == Some("1"),
+            test_hooks: test_hooks(raw),
         })
     }
 

@@ -2,9 +2,13 @@
 //! so the Node tests can assert on real bindings (D1 in Miniflare, a stand-in Vectorize).
 
 use crate::app::App;
+use crate::net::fetch::FetchClient;
+use hippo::error::PortError;
 use hippo::memory::{Collection, MemoryType};
+use hippo::ports::{HttpClient, HttpRequest};
 use hippo::ports::{VectorFilter, VectorIndex, VectorItem};
 use hippo::store::suite::run_store_suite;
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 fn report(cases: Vec<(String, Result<(), String>)>) -> Value {
@@ -227,4 +231,33 @@ pub async fn vector_suite(app: &App) -> Value {
         large_upserts(&*index, &p).await,
     ));
     report(cases)
+}
+
+/// `POST /__test/fetch`: one request through [`FetchClient`].
+#[derive(Debug, Deserialize)]
+pub struct FetchProbe {
+    url: String,
+    timeout_ms: u32,
+}
+
+/// What the HTTP client made of one request: status, or the kind of failure, and how long
+/// it took (a timeout must end the wait near `timeout_ms`, however long the server takes).
+pub async fn fetch_probe(probe: FetchProbe) -> Value {
+    let started = js_sys::Date::now();
+    let result = FetchClient
+        .post(HttpRequest {
+            url: probe.url,
+            headers: vec![("content-type".into(), "application/json".into())],
+            body: "{}".into(),
+            timeout_ms: probe.timeout_ms,
+        })
+        .await;
+    let elapsed_ms = js_sys::Date::now() - started;
+    match result {
+        Ok(response) => {
+            json!({ "status": response.status, "body": response.body, "ms": elapsed_ms })
+        }
+        Err(PortError::Timeout(m)) => json!({ "error": "timeout", "message": m, "ms": elapsed_ms }),
+        Err(e) => json!({ "error": "backend", "message": e.to_string(), "ms": elapsed_ms }),
+    }
 }

@@ -68,7 +68,12 @@ pub fn statement(
 /// `commit_guard` table) or a unique key taken by a concurrent writer is a conflict: the
 /// caller may re-read and retry. Everything else is a backend failure.
 pub fn backend(err: worker::Error) -> PortError {
-    classify(&err.to_string())
+    let message = match &err {
+        // SQLite's own message, without workers-rs' debug dump of the JS error and its stack.
+        worker::Error::D1(e) => e.cause(),
+        other => other.to_string(),
+    };
+    classify(&message)
 }
 
 pub fn classify(message: &str) -> PortError {

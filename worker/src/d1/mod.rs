@@ -62,23 +62,18 @@ impl D1Store {
             .map_err(backend)
     }
 
-    /// The memories of a query selecting [`MEMORY_JSON`].
-    async fn memory_rows(&self, sql: &str, params: &[JsValue]) -> PortResult<Vec<Memory>> {
-        let rows = statement(&self.db, sql, params)?
-            .raw_js_value()
-            .await
-            .map_err(backend)?;
-        rows.iter()
-            .map(|row| {
-                let row = js_sys::Array::from(row);
-                let text = row
-                    .get(0)
-                    .as_string()
-                    .ok_or_else(|| classify("a memory row is not JSON text"))?;
-                let real = |i| row.get(i).as_f64().unwrap_or_default();
-                MemoryRow::from_json(&text, real(1), real(2))
-            })
-            .collect()
+    /// The memories of statements selecting [`MEMORY_JSON`], all in one round trip.
+    async fn memory_rows(
+        &self,
+        statements: Vec<worker::D1PreparedStatement>,
+    ) -> PortResult<Vec<Memory>> {
+        let mut out = Vec::new();
+        for result in self.batch(statements).await? {
+            for row in result.results::<MemoryJsonRow>().map_err(backend)? {
+                out.push(MemoryRow::from_json(row)?);
+            }
+        }
+        Ok(out)
     }
 
     /// Runs statements in one round trip (and one transaction).
@@ -257,11 +252,12 @@ impl Store for D1Store {
             params.len() - 1,
             params.len()
         );
-        self.memory_rows(&sql, &params).await
+        self.memory_rows(vec![statement(&self.db, &sql, &params)?])
+            .await
     }
 
     async fn memories_by_id(&self, npcid: &str, ids: &[String]) -> PortResult<Vec<Memory>> {
-        let mut found: HashMap<String, Memory> = HashMap::new();
+        let mut statements = Vec::new();
         for chunk in ids.chunks(MAX_PARAMS - 1) {
             let sql = format!(
                 "SELECT {MEMORY_JSON} FROM memories WHERE npcid = ?1 AND id IN ({})",
@@ -269,10 +265,17 @@ impl Store for D1Store {
             );
             let mut params = vec![text(npcid)];
             params.extend(chunk.iter().map(|id| text(id)));
-            for memory in self.memory_rows(&sql, &params).await? {
-                found.insert(memory.id.clone(), memory);
-            }
+            statements.push(statement(&self.db, &sql, &params)?);
         }
+        if statements.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut found: HashMap<String, Memory> = self
+            .memory_rows(statements)
+            .await?
+            .into_iter()
+            .map(|m| (m.id.clone(), m))
+            .collect();
         // In the order asked; unknown ids are skipped.
         Ok(ids.iter().filter_map(|id| found.remove(id)).collect())
     }

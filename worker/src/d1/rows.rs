@@ -28,7 +28,7 @@ pub const MEMORY_JSON: &str = "json_object('id', id, 'collection', collection, '
      'updated_at', updated_at, 'last_accessed_at', last_accessed_at, \
      'access_count', access_count, 'encounter_count', encounter_count, \
      'event_time', event_time, 'expires_at', expires_at, 'sensitive', sensitive, \
-     'superseded_by', superseded_by, 'emotion', json(emotion), 'context', context), \
+     'superseded_by', superseded_by, 'emotion', json(emotion), 'context', context) AS j, \
      confidence, importance";
 
 pub const TURN_COLUMNS: &str = "seq, id, session_id, turn_index, kind, role, content, ts, emotion";
@@ -169,6 +169,14 @@ pub fn collection_from_name(name: &str) -> Option<Collection> {
         .find(|c| c.as_str() == name)
 }
 
+/// A row as [`MEMORY_JSON`] selects it.
+#[derive(Debug, Deserialize)]
+pub struct MemoryJsonRow {
+    j: String,
+    confidence: f64,
+    importance: f64,
+}
+
 #[derive(Debug, Deserialize)]
 pub struct MemoryRow {
     pub id: String,
@@ -196,12 +204,12 @@ pub struct MemoryRow {
 }
 
 impl MemoryRow {
-    /// A row of [`MEMORY_JSON`]: the object, then confidence and importance.
-    pub fn from_json(text: &str, confidence: f64, importance: f64) -> Result<Memory, PortError> {
-        let mut row = parse_json::<MemoryRow>("memory", text)?;
-        row.confidence = confidence;
-        row.importance = importance;
-        row.into_memory()
+    /// A row of [`MEMORY_JSON`].
+    pub fn from_json(row: MemoryJsonRow) -> Result<Memory, PortError> {
+        let mut memory = parse_json::<MemoryRow>("memory", &row.j)?;
+        memory.confidence = row.confidence;
+        memory.importance = row.importance;
+        memory.into_memory()
     }
 
     pub fn into_memory(self) -> Result<Memory, PortError> {

@@ -6,7 +6,7 @@ use super::body::{self, bool_param, number_param, param, query_pairs, API_LIMIT,
 use super::error::HttpError;
 use super::routes::{Access, Op, Route};
 use crate::app::App;
-use crate::config::Config;
+use crate::config::{self, Config};
 use crate::{demo, test_hooks};
 use hippo::api::*;
 use hippo::engine::ListMemoriesQuery;
@@ -56,14 +56,14 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
         Op::OpenApi => return ok_json(&super::openapi::document()),
         _ => {}
     }
-    let config = Config::from_env(&ctx.env).map_err(HttpError::not_configured);
+    let var = |name: &str| Config::env_var(&ctx.env, name);
     let authorization = req.headers().get("authorization")?;
     match route.access {
-        Access::Admin => {
-            let admin_token = config.as_ref().ok().and_then(|c| c.admin_token.clone());
-            require_admin(admin_token.as_deref(), authorization.as_deref())?;
-        }
-        Access::TestHook if !config.as_ref().is_ok_and(|c| c.test_hooks) => {
+        Access::Admin => require_admin(
+            config::admin_token(var).as_deref(),
+            authorization.as_deref(),
+        )?,
+        Access::TestHook if !config::test_hooks(var) => {
             return Err(HttpError::route_not_found(
                 req.method().as_ref(),
                 &req.path(),
@@ -71,7 +71,8 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
         }
         _ => {}
     }
-    let app = App::new(&ctx.env, config?)?;
+    // Only now the rest of the configuration: its errors name variables (503).
+    let app = App::from_env(&ctx.env)?;
     let params = Params { ctx: &ctx };
     let hippo = &app.hippo;
     match route.op {
@@ -181,6 +182,10 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
         }
         Op::StoreSuite => ok_json(&test_hooks::store_suite(&app).await),
         Op::VectorSuite => ok_json(&test_hooks::vector_suite(&app).await),
+        Op::FetchProbe => {
+            let probe: test_hooks::FetchProbe = body::json(&mut req, API_LIMIT).await?;
+            ok_json(&test_hooks::fetch_probe(probe).await)
+        }
     }
 }
 

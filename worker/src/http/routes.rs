@@ -48,6 +48,7 @@ pub enum Op {
     FakeRetrieval,
     StoreSuite,
     VectorSuite,
+    FetchProbe,
 }
 
 /// A query parameter, for the OpenAPI document.
@@ -223,6 +224,8 @@ pub static ROUTES: &[Route] = &[
         "Run the core's backend suite against D1", req: None, resp: "Ok"),
     route!(Post "/__test/vector-suite" => VectorSuite, TestHook,
         "Exercise the configured vector index", req: None, resp: "Ok"),
+    route!(Post "/__test/fetch" => FetchProbe, TestHook,
+        "One POST through the Worker's HTTP client (timeouts)", req: None, resp: "Ok"),
 ];
 
 /// The routes whose pattern fits `path`, for 405 answers (`Allow`).
