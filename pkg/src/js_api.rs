@@ -2,7 +2,7 @@
 //! request object and resolving to its response object (see `index.d.ts` for the types).
 //!
 //! Every method returns a promise and holds no borrow of the instance while it runs, so
-//! calls may overlap freely. A mutation resolves only after its change is saved.
+//! calls may overlap freely. A call resolves only after its changes are saved.
 
 use crate::convert::{from_js, property, to_js, to_js_error};
 use crate::options;
@@ -58,8 +58,9 @@ struct Reembedded {
     vectors: usize,
 }
 
-/// Runs one call of the API: a rejected promise for a closed instance, a bad request or a
-/// core error; otherwise the response as a plain object.
+/// Runs one call of the API: a rejected promise for a closed instance, a bad request, a core
+/// error or a failed save; otherwise, once its changes are saved, the response as a plain
+/// object.
 fn call<T, F, Fut>(inner: &Rc<Inner>, run: F) -> Promise
 where
     T: Serialize,
@@ -73,7 +74,12 @@ where
                 "this Hippo instance is closed",
             )));
         }
-        let response = run(inner).await.map_err(to_js_error)?;
+        let result = run(inner.clone()).await;
+        // Save what the call changed before it resolves: also after an error, since the
+        // writes that landed before it are visible from now on.
+        let saved = inner.state.flush().await;
+        let response = result.map_err(to_js_error)?;
+        saved.map_err(|e| to_js_error(e.into()))?;
         to_js(&response).map_err(to_js_error)
     })
 }
@@ -275,13 +281,11 @@ impl JsHippo {
         call(&self.inner, |i| async move { reembed_all(&i.hippo).await })
     }
 
-    /// Resolves once every change made so far is saved. Each mutation already waits for its
-    /// own save, so this only matters for calls whose promises were not awaited.
+    /// Resolves once every change made so far is saved. Each call already saves its own
+    /// changes before it resolves, so this only matters for calls not awaited.
     pub fn flush(&self) -> Promise {
-        call(&self.inner, |i| async move {
-            i.state.flush().await?;
-            Ok(())
-        })
+        // Every call saves what is pending before it resolves: this one does nothing else.
+        call(&self.inner, |_| async { Ok(()) })
     }
 
     /// Flushes and releases the storage; later calls reject. Closing twice is harmless.

@@ -1,6 +1,7 @@
 //! The core's shared backend suite on the npm package's persisted store, under Node
 //! (`wasm-bindgen-test-runner`; see the `test-npm` make target), plus what persistence adds:
-//! reopening from the saved bytes, and rolling back when a save fails.
+//! reopening from the saved bytes, and rolling back when a save fails. (The API saves at the
+//! end of each call; here `flush` stands for that.)
 #![cfg(target_arch = "wasm32")]
 
 use hippo::ports::{Store, Write, WriteBatch};
@@ -83,12 +84,17 @@ async fn suite_passes_in_memory() {
 #[wasm_bindgen_test]
 async fn suite_passes_persisted_and_the_saved_bytes_reopen_to_the_same_data() {
     let disk = Disk::new();
-    let store = PersistentStore(disk.open().await);
+    let state = disk.open().await;
+    let store = PersistentStore(state.clone());
     assert_eq!(
         failures(run_store_suite(&store, "disk-").await),
         Vec::<String>::new()
     );
-    assert!(disk.saves.get() > 0, "mutations were saved");
+    assert_eq!(disk.saves.get(), 0, "mutations wait for the flush");
+    state.flush().await.unwrap();
+    assert_eq!(disk.saves.get(), 1, "one save for everything changed");
+    state.flush().await.unwrap();
+    assert_eq!(disk.saves.get(), 1, "nothing left to save");
 
     let reopened = PersistentStore(disk.open().await);
     let before = store.list_npcs(None, 1000).await.unwrap();
@@ -135,14 +141,16 @@ async fn a_failed_save_rolls_back_to_what_was_saved() {
         }
     };
     store.commit("npc", put("saved")).await.unwrap();
+    state.flush().await.unwrap();
 
     disk.fail.set(true);
-    let error = store.commit("npc", put("lost")).await.unwrap_err();
+    store.commit("npc", put("lost")).await.unwrap();
+    let error = state.flush().await.unwrap_err();
     assert!(error.to_string().contains("disk full"), "{error}");
     let npc = store.npc("npc").await.unwrap().unwrap();
     assert_eq!(
         npc.display_name, "saved",
-        "the failed change is not visible"
+        "the failed change is rolled back"
     );
     state
         .flush()
@@ -151,6 +159,7 @@ async fn a_failed_save_rolls_back_to_what_was_saved() {
 
     disk.fail.set(false);
     store.commit("npc", put("later")).await.unwrap();
+    state.flush().await.unwrap();
     let reopened = PersistentStore(disk.open().await);
     assert_eq!(
         reopened.npc("npc").await.unwrap().unwrap().display_name,

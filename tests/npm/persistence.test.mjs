@@ -93,6 +93,24 @@ test('a custom adapter receives every change before the promise resolves', async
   assert.equal((await reopened.getPkg('n')).pkg.Name, 'Alex');
 });
 
+test('a call saves once, however many writes it makes', async () => {
+  const adapter = memoryAdapter();
+  const hippo = await Hippo.open({ storage: adapter, clock: fixedClock() });
+  await hippo.createNpc('n');
+  const memories = Array.from({ length: 250 }, (_, i) => ({
+    id: `m${i}`, type: 'other', summary: `fact ${i} about topic t${i}`, confidence: 0.8, importance: 0.5,
+    source: 'long_term_memory', created_at: '2026-04-01', updated_at: '2026-04-01', last_accessed_at: '2026-04-01',
+  }));
+  const doc = { ...(await hippo.exportNpc('n')), memories };
+  const before = adapter.saves;
+  await hippo.importNpc('n', doc); // one batch of rows, then the vectors in chunks
+  assert.equal(adapter.saves, before + 1);
+  const reopened = await Hippo.open({ storage: adapter, clock: fixedClock() });
+  const hits = await reopened.search('n', { query: 'fact 123 topic t123', debug: true });
+  assert.equal(hits.memories[0].id, 'm123');
+  assert.ok(hits.memories[0].signals.vector > 0, 'the vectors were in that save');
+});
+
 test('a failed save rejects, and the change is rolled back', async () => {
   const adapter = memoryAdapter();
   let failing = false;

@@ -1,5 +1,6 @@
 //! The store and vector-index ports over [`PersistedState`]: reads go straight to the
-//! in-memory state; each mutation is applied, then saved before it returns.
+//! in-memory state; each mutation is applied there and marks the state changed, for the API
+//! call's closing save.
 
 use super::state::PersistedState;
 use async_trait::async_trait;
@@ -62,7 +63,8 @@ impl Store for PersistentStore {
     }
     async fn commit(&self, npcid: &str, batch: WriteBatch) -> PortResult<()> {
         self.0.store()?.commit(npcid, batch).await?;
-        self.0.persist().await
+        self.0.mark_changed();
+        Ok(())
     }
     async fn token_by_hash(&self, token_hash: &str) -> PortResult<Option<TokenRecord>> {
         self.0.store()?.token_by_hash(token_hash).await
@@ -91,7 +93,8 @@ impl Store for PersistentStore {
     }
     async fn set_meta(&self, key: &str, value: &str) -> PortResult<()> {
         self.0.store()?.set_meta(key, value).await?;
-        self.0.persist().await
+        self.0.mark_changed();
+        Ok(())
     }
 }
 
@@ -99,7 +102,8 @@ impl Store for PersistentStore {
 impl VectorIndex for PersistentVectors {
     async fn upsert(&self, npcid: &str, items: Vec<VectorItem>) -> PortResult<()> {
         self.0.vectors()?.upsert(npcid, items).await?;
-        self.0.persist().await
+        self.0.mark_changed();
+        Ok(())
     }
     async fn query(
         &self,
@@ -112,10 +116,12 @@ impl VectorIndex for PersistentVectors {
     }
     async fn delete(&self, npcid: &str, ids: &[String]) -> PortResult<()> {
         self.0.vectors()?.delete(npcid, ids).await?;
-        self.0.persist().await
+        self.0.mark_changed();
+        Ok(())
     }
     async fn delete_npc(&self, npcid: &str) -> PortResult<()> {
         self.0.vectors()?.delete_npc(npcid).await?;
-        self.0.persist().await
+        self.0.mark_changed();
+        Ok(())
     }
 }

@@ -1,5 +1,7 @@
 //! [`PersistedState`]: the core's in-memory store and vector index, saved together through an
-//! adapter after every mutation, before that mutation's promise resolves.
+//! adapter. Mutations only mark the state changed; each API call saves once when it is done,
+//! before its promise resolves ([`PersistedState::flush`]), so an operation of many writes
+//! (an import, a dream: commits plus vector upserts) costs one save, not one per write.
 //!
 //! Saves run one at a time and coalesce: a save writes everything changed so far, so callers
 //! queued behind it find their change already durable. If a save fails, the in-memory state
@@ -100,17 +102,14 @@ impl PersistedState {
         ])
     }
 
-    /// Called after each successful in-memory mutation; resolves once it is saved.
-    pub async fn persist(&self) -> PortResult<()> {
-        let Some(saver) = &self.saver else {
-            return Ok(());
-        };
-        let generation = saver.changed.get() + 1;
-        saver.changed.set(generation);
-        self.save_through(generation).await
+    /// Called after each successful in-memory mutation: the next flush saves it.
+    pub fn mark_changed(&self) {
+        if let Some(saver) = &self.saver {
+            saver.changed.set(saver.changed.get() + 1);
+        }
     }
 
-    /// Waits until every mutation made so far is saved (a no-op for `"memory"`).
+    /// Saves every mutation made so far, unless already saved (a no-op for `"memory"`).
     pub async fn flush(&self) -> PortResult<()> {
         self.check()?;
         match &self.saver {
