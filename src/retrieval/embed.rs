@@ -127,8 +127,24 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
 
 /// Dot product: the cosine of two unit vectors (what [`BuiltinEmbedder::embed_text`] returns),
 /// at a third of the cost of [`cosine`].
+///
+/// Eight independent accumulators let the loop pipeline and vectorize (a plain `.sum()` is
+/// one serial chain of float adds): brute-force vector search is this loop, per memory.
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
+    let mut acc = [0.0f32; 8];
+    let (a_chunks, b_chunks) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f32 = a_chunks
+        .remainder()
+        .iter()
+        .zip(b_chunks.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in a_chunks.zip(b_chunks) {
+        for i in 0..8 {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    acc.iter().sum::<f32>() + tail
 }
 
 /// FNV-1a over a kind byte and the text, then a splitmix64 finaliser for well-mixed high bits.

@@ -5,9 +5,11 @@ use super::memory::SNAPSHOT_VERSION;
 use crate::error::PortError;
 use crate::memory::Collection;
 use crate::ports::*;
+use crate::retrieval::embed::dot;
 use async_trait::async_trait;
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeMap, HashMap};
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
 /// One NPC's vectors, laid out for a fast scan: values in one flat array (`dim` per slot),
 /// their norms precomputed, metadata beside them, and ids only cloned for the top hits.
@@ -36,7 +38,7 @@ impl Space {
                 self.dim
             )));
         }
-        let norm = item.values.iter().map(|v| v * v).sum::<f32>().sqrt();
+        let norm = dot(&item.values, &item.values).sqrt();
         match self.slot_of.get(&item.id) {
             Some(&slot) => {
                 self.meta[slot] = (item.collection, item.memory_type);
@@ -92,7 +94,8 @@ impl Space {
         if qnorm == 0.0 {
             return Vec::new();
         }
-        let mut scored: Vec<(f32, usize)> = Vec::new();
+        // A bounded heap of the best `top_k` so far; its top is the worst of them.
+        let mut best: BinaryHeap<Hit> = BinaryHeap::with_capacity(top_k + 1);
         for (slot, row) in self.values.chunks_exact(self.dim).enumerate() {
             let (collection, memory_type) = self.meta[slot];
             if (!filter.collections.is_empty() && !filter.collections.contains(&collection))
@@ -101,24 +104,52 @@ impl Space {
             {
                 continue;
             }
-            let dot: f32 = row.iter().zip(vector).map(|(a, b)| a * b).sum();
-            scored.push((dot / (self.norms[slot] * qnorm), slot));
+            let hit = Hit {
+                score: dot(row, vector) / (self.norms[slot] * qnorm),
+                id: &self.ids[slot],
+            };
+            if best.len() < top_k {
+                best.push(hit);
+            } else if best.peek().is_some_and(|worst| hit < *worst) {
+                best.pop();
+                best.push(hit);
+            }
         }
-        let order = |a: &(f32, usize), b: &(f32, usize)| {
-            b.0.total_cmp(&a.0)
-                .then_with(|| self.ids[a.1].cmp(&self.ids[b.1]))
-        };
-        if scored.len() > top_k {
-            scored.select_nth_unstable_by(top_k - 1, order);
-            scored.truncate(top_k);
-        }
-        scored.sort_by(order);
-        scored
+        best.into_sorted_vec()
             .into_iter()
-            .map(|(score, slot)| (self.ids[slot].clone(), score))
+            .map(|h| (h.id.to_string(), h.score))
             .collect()
     }
 }
+
+/// A scored slot, ordered best first: higher score, then smaller id.
+struct Hit<'a> {
+    score: f32,
+    id: &'a str,
+}
+
+impl Ord for Hit<'_> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .score
+            .total_cmp(&self.score)
+            .then_with(|| self.id.cmp(other.id))
+    }
+}
+
+impl PartialOrd for Hit<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Hit<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Hit<'_> {}
 
 /// A brute-force vector index in memory, partitioned by NPC.
 #[derive(Debug, Default)]
