@@ -267,3 +267,21 @@ test("tokens: issue, revoke, and deleting an NPC invalidates its tokens", async 
   await w.json("PUT", "/api/npc/tok", {});
   assert.equal((await w.retrieval(forever.token, { query: "hello" })).status, 401, "a re-created NPC does not revive old tokens");
 });
+
+test("admin routes touch only the NPC in the path", async () => {
+  for (const id of ["own-a", "own-b"]) {
+    await w.json("PUT", `/api/npc/${id}`, { pkg: { Hobbies: [id] } });
+  }
+  const b = await w.json("POST", "/api/memories/own-b", { memories: [{ summary: "B's private note", type: "other" }] });
+  const bToken = await w.json("POST", "/api/npc/own-b/tokens");
+  await error(await w.admin("DELETE", `/api/memories/own-a/${b.results[0].id}`), 404);
+  await error(await w.admin("DELETE", `/api/npc/own-a/tokens/${bToken.token_id}`), 404);
+  const search = await w.json("POST", "/api/memories/own-a/search", { query: "private note" });
+  assert.ok(!search.memories.some((m) => m.id === b.results[0].id));
+  await w.json("PUT", "/api/pkg/own-a", { updates: [{ key: "Hobbies", value: "chess" }] });
+  await w.json("DELETE", "/api/npc/own-a");
+  assert.deepEqual((await w.json("GET", "/api/pkg/own-b")).pkg.Hobbies, ["own-b"]);
+  const list = await w.json("GET", "/api/memories/own-b");
+  assert.deepEqual(list.memories.map((m) => m.id), [b.results[0].id]);
+  assert.equal((await w.retrieval(bToken.token, { query: "private note" })).status, 200);
+});

@@ -106,10 +106,8 @@ test("a failing backend is a 500 in each surface's shape, without internals on m
 });
 
 test("the HTTP client aborts at its timeout and reports it", async () => {
-  let aborted = false;
   const outbound = async (request) => {
     if (request.url.includes("slow.test")) {
-      request.signal?.addEventListener("abort", () => (aborted = true));
       await new Promise((r) => setTimeout(r, 3000));
       return new Response("late");
     }
@@ -124,7 +122,6 @@ test("the HTTP client aborts at its timeout and reports it", async () => {
     assert.equal(slow.error, "timeout");
     assert.ok(slow.ms >= 150 && slow.ms < 2500, `waited ${slow.ms} ms`);
     assert.doesNotMatch(slow.message, /secret/, "query strings stay out of errors");
-    void aborted; // whether the abort reaches the mock depends on Miniflare; the wait is what matters
   } finally {
     await w.dispose();
   }
