@@ -253,6 +253,10 @@ test("tokens: issue, revoke, and deleting an NPC invalidates its tokens", async 
   assert.ok(Date.parse(issued.expires_at) > Date.now());
   const forever = await w.json("POST", "/api/npc/tok/tokens");
   assert.equal(forever.expires_at, null);
+  const brief = await w.json("POST", "/api/npc/tok/tokens", { ttl_seconds: 1 });
+  assert.equal((await w.retrieval(brief.token, { query: "hello" })).status, 200);
+  await new Promise((r) => setTimeout(r, 1100));
+  assert.equal((await w.retrieval(brief.token, { query: "hello" })).status, 401, "expired");
   await error(await w.admin("POST", "/api/npc/tok/tokens", { ttl_seconds: 0 }), 400);
   await error(await w.admin("POST", "/api/npc/tok/tokens", { ttl: 5 }), 400);
   assert.equal((await w.retrieval(issued.token, { query: "hello" })).status, 200);
