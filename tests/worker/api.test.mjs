@@ -253,6 +253,10 @@ test("tokens: issue, revoke, and deleting an NPC invalidates its tokens", async 
   assert.ok(Date.parse(issued.expires_at) > Date.now());
   const forever = await w.json("POST", "/api/npc/tok/tokens");
   assert.equal(forever.expires_at, null);
+  const brief = await w.json("POST", "/api/npc/tok/tokens", { ttl_seconds: 1 });
+  assert.equal((await w.retrieval(brief.token, { query: "hello" })).status, 200);
+  await new Promise((r) => setTimeout(r, 1100));
+  assert.equal((await w.retrieval(brief.token, { query: "hello" })).status, 401, "expired");
   await error(await w.admin("POST", "/api/npc/tok/tokens", { ttl_seconds: 0 }), 400);
   await error(await w.admin("POST", "/api/npc/tok/tokens", { ttl: 5 }), 400);
   assert.equal((await w.retrieval(issued.token, { query: "hello" })).status, 200);
@@ -266,4 +270,22 @@ test("tokens: issue, revoke, and deleting an NPC invalidates its tokens", async 
   assert.equal((await w.retrieval(forever.token, { query: "hello" })).status, 401);
   await w.json("PUT", "/api/npc/tok", {});
   assert.equal((await w.retrieval(forever.token, { query: "hello" })).status, 401, "a re-created NPC does not revive old tokens");
+});
+
+test("admin routes touch only the NPC in the path", async () => {
+  for (const id of ["own-a", "own-b"]) {
+    await w.json("PUT", `/api/npc/${id}`, { pkg: { Hobbies: [id] } });
+  }
+  const b = await w.json("POST", "/api/memories/own-b", { memories: [{ summary: "B's private note", type: "other" }] });
+  const bToken = await w.json("POST", "/api/npc/own-b/tokens");
+  await error(await w.admin("DELETE", `/api/memories/own-a/${b.results[0].id}`), 404);
+  await error(await w.admin("DELETE", `/api/npc/own-a/tokens/${bToken.token_id}`), 404);
+  const search = await w.json("POST", "/api/memories/own-a/search", { query: "private note" });
+  assert.ok(!search.memories.some((m) => m.id === b.results[0].id));
+  await w.json("PUT", "/api/pkg/own-a", { updates: [{ key: "Hobbies", value: "chess" }] });
+  await w.json("DELETE", "/api/npc/own-a");
+  assert.deepEqual((await w.json("GET", "/api/pkg/own-b")).pkg.Hobbies, ["own-b"]);
+  const list = await w.json("GET", "/api/memories/own-b");
+  assert.deepEqual(list.memories.map((m) => m.id), [b.results[0].id]);
+  assert.equal((await w.retrieval(bToken.token, { query: "private note" })).status, 200);
 });

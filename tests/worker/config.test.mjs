@@ -106,10 +106,8 @@ test("a failing backend is a 500 in each surface's shape, without internals on m
 });
 
 test("the HTTP client aborts at its timeout and reports it", async () => {
-  let aborted = false;
   const outbound = async (request) => {
     if (request.url.includes("slow.test")) {
-      request.signal?.addEventListener("abort", () => (aborted = true));
       await new Promise((r) => setTimeout(r, 3000));
       return new Response("late");
     }
@@ -124,7 +122,46 @@ test("the HTTP client aborts at its timeout and reports it", async () => {
     assert.equal(slow.error, "timeout");
     assert.ok(slow.ms >= 150 && slow.ms < 2500, `waited ${slow.ms} ms`);
     assert.doesNotMatch(slow.message, /secret/, "query strings stay out of errors");
-    void aborted; // whether the abort reaches the mock depends on Miniflare; the wait is what matters
+  } finally {
+    await w.dispose();
+  }
+});
+
+test("Workers AI binding: embeddings and the dream's LLM through AI.run", async () => {
+  const w = await startWorker({
+    ai: true,
+    vars: {
+      HIPPO_EMBED: "workers-ai",
+      HIPPO_EMBED_MODEL: "@cf/test/embed",
+      HIPPO_EMBED_DIM: "8",
+      HIPPO_LLM_MODEL: "@cf/test/chat",
+    },
+  });
+  try {
+    await w.json("PUT", "/api/npc/wai", {});
+    await w.json("POST", "/api/conversation/wai", { turns: [{ role: "user", content: "我喜欢爬山" }] });
+    const { report } = await w.json("POST", "/api/dream/wai");
+    assert.equal(report.error, null);
+    assert.equal(report.diary.diary_text, "今天和用户聊了爬山。");
+    assert.deepEqual((await w.json("GET", "/api/pkg/wai")).pkg.Hobbies, ["爬山"]);
+    const { calls } = await w.standin("/", "ai-standin");
+    assert.ok(calls.some((c) => c.model === "@cf/test/chat" && c.kind === "chat"));
+    assert.ok(calls.some((c) => c.model === "@cf/test/embed" && c.kind === "embed"));
+    const recorded = await w.db.prepare("SELECT value FROM meta WHERE key = 'embedder'").first();
+    assert.equal(recorded.value, "workers-ai:@cf/test/embed:8");
+    const found = await w.json("POST", "/api/memories/wai/search", { query: "用户喜欢什么" });
+    assert.match(found.memories.map((m) => m.summary).join(" "), /爬山/);
+  } finally {
+    await w.dispose();
+  }
+});
+
+test("HIPPO_EMBED=workers-ai without the AI binding is a 503", async () => {
+  const w = await startWorker({ vars: { HIPPO_EMBED: "workers-ai" } });
+  try {
+    const res = await w.admin("GET", "/api/npc/x");
+    assert.equal(res.status, 503);
+    assert.match((await res.json()).message, /AI binding/);
   } finally {
     await w.dispose();
   }

@@ -44,10 +44,11 @@ async function migrate(db) {
  * Starts the Worker. Options:
  * - vars: extra vars (HIPPO_ADMIN_TOKEN defaults to ADMIN; pass null to leave it unset);
  * - vectorize: bind VECTORS to the stand-in Worker of vectorize-standin.mjs;
+ * - ai: bind AI to the stand-in Worker of ai-standin.mjs;
  * - outbound: a function (Request) => Response for the Worker's outbound fetch;
  * - persist: a directory keeping the D1 database between runs (benchmarks).
  */
-export async function startWorker({ vars = {}, vectorize = false, outbound, persist } = {}) {
+export async function startWorker({ vars = {}, vectorize = false, ai = false, outbound, persist } = {}) {
   const bindings = { HIPPO_ADMIN_TOKEN: ADMIN, HIPPO_TEST_HOOKS: "1", ...vars };
   for (const [k, v] of Object.entries(bindings)) if (v === null) delete bindings[k];
   const workers = [
@@ -59,16 +60,20 @@ export async function startWorker({ vars = {}, vectorize = false, outbound, pers
       compatibilityDate: COMPAT_DATE,
       d1Databases: { DB: "hippo-test" },
       bindings,
-      serviceBindings: vectorize ? { VECTORS: "vectorize-standin" } : {},
+      serviceBindings: {
+        ...(vectorize ? { VECTORS: "vectorize-standin" } : {}),
+        ...(ai ? { AI: "ai-standin" } : {}),
+      },
       ...(outbound ? { outboundService: outbound } : {}),
     },
   ];
   const shared = persist ? { d1Persist: persist } : {};
-  if (vectorize) {
+  for (const [wanted, name] of [[vectorize, "vectorize-standin"], [ai, "ai-standin"]]) {
+    if (!wanted) continue;
     workers.push({
-      name: "vectorize-standin",
+      name,
       modules: true,
-      scriptPath: path.join(root, "tests/worker/vectorize-standin.mjs"),
+      scriptPath: path.join(root, `tests/worker/${name}.mjs`),
       compatibilityDate: COMPAT_DATE,
     });
   }
@@ -112,8 +117,8 @@ export async function startWorker({ vars = {}, vectorize = false, outbound, pers
       });
       return { status: res.status, body: await res.json() };
     },
-    async standin(p) {
-      const standin = await mf.getWorker("vectorize-standin");
+    async standin(p, name = "vectorize-standin") {
+      const standin = await mf.getWorker(name);
       const res = await standin.fetch(`http://standin${p}`);
       return res.json();
     },

@@ -45,6 +45,9 @@ async function waitForHealth(deadline) {
 }
 
 before(async () => {
+  // wrangler dev runs the build command of wrangler.toml; do it first, so its (re)build time
+  // does not count against the start-up wait below.
+  execFileSync("bash", ["scripts/build-worker.sh"], { cwd: root, env, stdio: "pipe" });
   stateDir = mkdtempSync(path.join(tmpdir(), "hippo-smoke-"));
   execFileSync(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], {
     cwd: root,

@@ -12,7 +12,7 @@ use crate::d1::{D1Store, D1VectorIndex, Db};
 use crate::http::error::HttpError;
 use crate::net::embed::{OpenAiEmbedder, WorkersAiEmbedder};
 use crate::net::fetch::{FetchClient, RetryOnce};
-use crate::net::workers_ai::WorkersAiLlm;
+use crate::net::workers_ai::{WorkersAi, WorkersAiLlm};
 use crate::vectorize::{Vectorize, VectorizeIndex};
 use hippo::engine::Ports;
 use hippo::ports::{Clock, Embedder, HttpClient, Llm, VectorIndex};
@@ -60,8 +60,8 @@ impl App {
             None => Rc::new(D1VectorIndex::new(db.clone())),
         };
         let ai = || {
-            env.ai(AI_BINDING)
-                .map_err(|_| not_configured("the Workers AI binding AI is missing"))
+            WorkersAi::from_env(env, AI_BINDING)
+                .ok_or_else(|| not_configured("the Workers AI binding AI is missing"))
         };
         let embedder: Rc<dyn Embedder> = match &config.embed {
             EmbedChoice::Builtin => Rc::new(BuiltinEmbedder::new()),

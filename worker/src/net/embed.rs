@@ -2,6 +2,7 @@
 //! Workers AI binding. Both return unit-length vectors of the configured dimension and refuse
 //! anything else (a wrong dimension would silently poison the index).
 
+use super::workers_ai::WorkersAi;
 use async_trait::async_trait;
 use hippo::error::PortError;
 use hippo::ports::{Embedder, HttpClient, HttpRequest, PortResult, SimilarityThresholds};
@@ -158,7 +159,7 @@ impl Embedder for OpenAiEmbedder {
 
 /// Workers AI text embeddings (e.g. `@cf/baai/bge-m3`, multilingual) through the `AI` binding.
 pub struct WorkersAiEmbedder {
-    ai: worker::Ai,
+    ai: WorkersAi,
     model: String,
     dimension: usize,
     name: String,
@@ -175,7 +176,7 @@ struct AiEmbedOutput {
 }
 
 impl WorkersAiEmbedder {
-    pub fn new(ai: worker::Ai, model: &str, dimension: usize) -> Self {
+    pub fn new(ai: WorkersAi, model: &str, dimension: usize) -> Self {
         WorkersAiEmbedder {
             ai,
             model: model.to_string(),
@@ -204,9 +205,8 @@ impl Embedder for WorkersAiEmbedder {
         for chunk in texts.chunks(BATCH) {
             let output: AiEmbedOutput = self
                 .ai
-                .run(&self.model, AiEmbedInput { text: chunk })
-                .await
-                .map_err(|e| PortError::Backend(format!("Workers AI {}: {e}", self.model)))?;
+                .run(&self.model, &AiEmbedInput { text: chunk })
+                .await?;
             if output.data.len() != chunk.len() {
                 return Err(PortError::Backend(format!(
                     "Workers AI returned {} vectors for {} texts",
