@@ -534,6 +534,12 @@ async fn lexical_search_and_stats(store: &dyn Store, p: &str) -> CaseResult {
         ctx.iter().map(|h| h.0.as_str()).collect::<Vec<_>>() == ["d"],
         "context not searched {ctx:?}"
     );
+    let aquarium = port!(store.term_stats(&id, &tokenize_query("aquarium")));
+    check!(
+        aquarium.df == vec![1],
+        "a term only in a context has df {:?}, want [1]",
+        aquarium.df
+    );
     write(store, &id, vec![Write::DeleteMemory { id: "b".into() }]).await?;
     let after = port!(store.lexical_search(&id, &q("books", vec![]), 10));
     check!(

@@ -14,6 +14,7 @@ use async_trait::async_trait;
 use hippo::error::PortError;
 use hippo::memory::{Collection, MemoryType};
 use hippo::ports::{PortResult, VectorFilter, VectorIndex, VectorItem};
+use hippo::retrieval::embed::dot;
 use serde::Deserialize;
 use std::rc::Rc;
 use wasm_bindgen::{JsCast, JsValue};
@@ -141,25 +142,6 @@ pub fn f32_from_le_bytes(bytes: &[u8]) -> Vec<f32> {
         .chunks_exact(4)
         .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect()
-}
-
-/// The dot product, with independent accumulators so the loop pipelines (and vectorizes
-/// with SIMD): brute force over an NPC's vectors is this loop, thousands of times per query.
-pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let mut acc = [0.0f32; 8];
-    let (a_chunks, b_chunks) = (a.chunks_exact(8), b.chunks_exact(8));
-    let tail: f32 = a_chunks
-        .remainder()
-        .iter()
-        .zip(b_chunks.remainder())
-        .map(|(x, y)| x * y)
-        .sum();
-    for (x, y) in a_chunks.zip(b_chunks) {
-        for i in 0..8 {
-            acc[i] += x[i] * y[i];
-        }
-    }
-    acc.iter().sum::<f32>() + tail
 }
 
 /// `values` scaled to unit length (all zeros stays all zeros).
