@@ -128,6 +128,8 @@ pub struct MemoryFilter {
     /// Empty = all types.
     pub types: Vec<MemoryType>,
     pub include_superseded: bool,
+    /// Only memories that this memory superseded (implies superseded ones are included).
+    pub superseded_by: Option<String>,
     /// Only memories updated at or after this instant.
     pub updated_since: Option<Timestamp>,
     /// Paging over the store's stable order (creation order).

@@ -224,9 +224,9 @@ impl Hippo {
                 .filter_map(|t| MemoryType::parse(t))
                 .collect(),
             include_superseded: query.include_superseded,
-            updated_since: None,
             offset: query.offset,
             limit: Some(limit + 1),
+            ..Default::default()
         };
         let mut found = self.ports.store.memories(npcid, &filter).await?;
         let more = found.len() > limit;
@@ -266,18 +266,11 @@ impl Hippo {
                 return Err(Error::not_found(format!("memory {id} does not exist")));
             };
             let superseded = MemoryFilter {
-                collection: Some(target.collection),
+                superseded_by: Some(id.to_string()),
                 include_superseded: true,
                 ..Default::default()
             };
-            let others: Vec<Memory> = self
-                .ports
-                .store
-                .memories(npcid, &superseded)
-                .await?
-                .into_iter()
-                .filter(|m| m.superseded_by.as_deref() == Some(id))
-                .collect();
+            let others: Vec<Memory> = self.ports.store.memories(npcid, &superseded).await?;
             let mut batch = WriteBatch::expecting(npc.version);
             batch.push(Write::DeleteMemory { id: id.to_string() });
             for memory in conflict::resurrect_on_delete(&target, &others) {

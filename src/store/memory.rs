@@ -309,7 +309,10 @@ impl Store for MemoryStore {
                     .values()
                     .filter(|m| filter.collection.is_none_or(|c| m.collection == c))
                     .filter(|m| filter.types.is_empty() || filter.types.contains(&m.memory_type))
-                    .filter(|m| filter.include_superseded || m.superseded_by.is_none())
+                    .filter(|m| match &filter.superseded_by {
+                        Some(newer) => m.superseded_by.as_ref() == Some(newer),
+                        None => filter.include_superseded || m.superseded_by.is_none(),
+                    })
                     .filter(|m| filter.updated_since.is_none_or(|t| m.updated_at >= t))
                     .skip(filter.offset)
                     .take(filter.limit.unwrap_or(usize::MAX))

@@ -396,6 +396,14 @@ async fn memories_filter_page_and_touch(store: &dyn Store, p: &str) -> CaseResul
         }
     )));
     check!(all == ["m1", "m2", "m3", "c1"], "all {all:?}");
+    let replaced = ids(port!(store.memories(
+        &id,
+        &MemoryFilter {
+            superseded_by: Some("m2".into()),
+            ..Default::default()
+        }
+    )));
+    check!(replaced == ["m1"], "superseded by m2: {replaced:?}");
     let typed = ids(port!(store.memories(
         &id,
         &MemoryFilter {

@@ -239,6 +239,10 @@ impl Store for D1Store {
         if !filter.include_superseded {
             sql += " AND superseded_by IS NULL";
         }
+        if let Some(newer) = &filter.superseded_by {
+            params.push(text(newer));
+            sql += &format!(" AND superseded_by = ?{}", params.len());
+        }
         if let Some(since) = filter.updated_since {
             params.push(int(since.ms()));
             sql += &format!(" AND updated_at >= ?{}", params.len());
