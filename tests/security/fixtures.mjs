@@ -59,13 +59,13 @@ export async function snapshot(w, npcid) {
 
 /**
  * The state minus what a successful read legitimately changes: retrieval reinforces what it
- * returns (SPEC §2.2), so last access and access count move.
+ * returns (SPEC §2.2), so last access, access count and importance move.
  */
 export function withoutAccess(doc) {
   if (!doc) return doc;
   return {
     ...doc,
-    memories: doc.memories.map(({ last_accessed_at, access_count, ...m }) => m),
+    memories: doc.memories.map(({ last_accessed_at, access_count, importance, ...m }) => m),
   };
 }
 
