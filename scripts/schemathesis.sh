@@ -11,11 +11,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 ST_VERSION=4.1.4
+# Hypothesis releases after schemathesis 4.1.4 dropped an internal it uses ('many' object
+# has no attribute 'more'), so the engine is pinned to a release of the same season.
+HYPOTHESIS_VERSION=6.138.2
 ST_EXAMPLES="${ST_EXAMPLES:-25}"
 ST_SEED="${ST_SEED:-7}"
 
-if [ "$(python3 -m pip show schemathesis 2>/dev/null | sed -n 's/^Version: //p')" != "$ST_VERSION" ]; then
-  python3 -m pip install -q "schemathesis==$ST_VERSION"
+installed() { python3 -m pip show "$1" 2>/dev/null | sed -n 's/^Version: //p'; }
+if [ "$(installed schemathesis)" != "$ST_VERSION" ] || [ "$(installed hypothesis)" != "$HYPOTHESIS_VERSION" ]; then
+  python3 -m pip install -q "schemathesis==$ST_VERSION" "hypothesis==$HYPOTHESIS_VERSION"
 fi
 
 bash scripts/build-worker.sh

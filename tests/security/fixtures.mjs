@@ -92,13 +92,9 @@ export async function retrievalError(res, status, code, what = "") {
 
 /** Every table with an `npcid` column, from the live schema (new tables are covered too). */
 export async function npcTables(db) {
-  const tables = await db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all();
-  const out = [];
-  for (const { name } of tables.results) {
-    const cols = await db.prepare(`SELECT name FROM pragma_table_info('${name}')`).all();
-    if (cols.results.some((c) => c.name === "npcid")) out.push(name);
-  }
-  return out;
+  // D1 refuses pragma_table_info, so read the column out of each table's CREATE statement.
+  const tables = await db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table'").all();
+  return tables.results.filter((t) => /^\s*npcid\s/im.test(t.sql ?? "")).map((t) => t.name);
 }
 
 /** Rows of `npcid` per table, plus its FTS rows (keyed by the hex of the npcid). */

@@ -92,7 +92,8 @@ test("matrix: every route with alpha's path or token leaves beta unread and unch
       sawImport ||= template.endsWith("/import");
       // After importing beta's document alpha legitimately holds beta's words; before, never.
       if (!sawImport && template !== "/openapi.json" && key !== "GET /api/npc") {
-        assert.ok(!text.includes(`(${B})`) && !text.includes(`of ${B}`), `${key} leaked beta: ${text.slice(0, 400)}`);
+        // (alpha itself stored "… (beta)" above, so only words alpha never wrote count.)
+        assert.ok(!text.includes(`of ${B}`) && !text.includes(`${B} keeps`), `${key} leaked beta: ${text.slice(0, 400)}`);
       }
       assert.deepEqual(await snapshot(w, B), beta.exportDoc, `${key} changed beta`);
       assert.deepEqual(await rowCounts(w.db, B), betaRows, `${key} changed beta's rows`);
@@ -155,7 +156,12 @@ for (const vectorize of [false, true]) {
 
       assert.deepEqual(await w.json("DELETE", `/api/npc/${A}`), { status: "ok" });
       const after = await rowCounts(w.db, A);
-      assert.deepEqual(after, Object.fromEntries(Object.keys(after).map((t) => [t, 0])), "every table empty of alpha");
+      // One row is kept on purpose: the D1 vector index's generation counter (npcid, gen),
+      // no memory in it. Resetting it would let an isolate's cached vectors of the deleted
+      // NPC match a re-created NPC's generation (worker/src/d1/vectors.rs).
+      const { vector_generations: generations, ...rest } = after;
+      assert.ok(generations <= 1);
+      assert.deepEqual(rest, Object.fromEntries(Object.keys(rest).map((t) => [t, 0])), "every table empty of alpha");
       if (vectorize) assert.equal(await standinCount(A), 0, "no stand-in vector of alpha");
       await retrievalError(await w.call("/memory_retrieval", { method: "POST", headers: { authorization: alphaToken }, body: '{"query":"x"}' }), 401, "unauthorized");
       await apiError(await w.admin("GET", `/api/npc/${A}/export`), 404);
