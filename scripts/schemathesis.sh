@@ -6,7 +6,8 @@
 #   1. every operation except the two below, with the admin token and npcid = an existing NPC;
 #   2. POST /memory_retrieval with that NPC's retrieval token;
 #   3. DELETE /api/npc/{npcid} on an NPC of its own (it would end pass 1's NPC).
-# Exits non-zero when any pass finds a failure. ST_EXAMPLES bounds the examples per operation.
+# Exits non-zero when any pass finds a failure. ST_EXAMPLES bounds the examples per operation;
+# ST_CHECKS / ST_MODE / ST_SEED override the checks, the generation mode and the seed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -16,6 +17,8 @@ ST_VERSION=4.1.4
 HYPOTHESIS_VERSION=6.138.2
 ST_EXAMPLES="${ST_EXAMPLES:-25}"
 ST_SEED="${ST_SEED:-7}"
+ST_CHECKS="${ST_CHECKS:-not_a_server_error,response_schema_conformance}"
+ST_MODE="${ST_MODE:-all}"
 
 installed() { python3 -m pip show "$1" 2>/dev/null | sed -n 's/^Version: //p'; }
 if [ "$(installed schemathesis)" != "$ST_VERSION" ] || [ "$(installed hypothesis)" != "$HYPOTHESIS_VERSION" ]; then
@@ -67,7 +70,7 @@ cat >"$work/gone.toml" <<'EOF'
 "path.npcid" = "st-gone"
 EOF
 
-common=(--checks not_a_server_error,response_schema_conformance --max-examples "$ST_EXAMPLES"
+common=(--checks "$ST_CHECKS" --mode "$ST_MODE" --max-examples "$ST_EXAMPLES"
   --seed "$ST_SEED" --phases examples,coverage,fuzzing --workers 2 --request-timeout 10
   --suppress-health-check all --no-shrink)
 status=0
