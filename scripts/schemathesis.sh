@@ -7,7 +7,9 @@
 #   2. POST /memory_retrieval with that NPC's retrieval token;
 #   3. DELETE /api/npc/{npcid} on an NPC of its own (it would end pass 1's NPC).
 # Exits non-zero when any pass finds a failure. ST_EXAMPLES bounds the examples per operation;
-# ST_CHECKS / ST_MODE / ST_SEED override the checks, the generation mode and the seed.
+# ST_CHECKS / ST_MODE / ST_SEED override the checks, the generation mode and the seed, e.g.
+#   ST_CHECKS=positive_data_acceptance ST_MODE=positive ST_EXAMPLES=5 bash scripts/schemathesis.sh
+# lists where /openapi.json is looser than the API's validation (documented, not gated).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
