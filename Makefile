@@ -20,7 +20,7 @@ test-rust: setup
 test-wasm: setup
 	cargo build -p hippo --lib --target wasm32-unknown-unknown
 
-test: lint test-rust test-wasm test-worker test-npm test-browser
+test: lint test-rust test-wasm test-worker test-npm test-browser test-security
 	@echo "all suites passed"
 
 fmt:
@@ -74,3 +74,15 @@ bench-npm: pkg
 	cargo run --release -p hippo-wasm --features bench --example retrieval_latency -- --sizes $(BENCH_SIZES)
 	node tests/npm/bench/retrieval-latency.mjs
 # --- end npm ---
+
+# --- security ---
+# Issue 7, schema and hostile-input half. `make schemathesis`: PyPI schemathesis against the
+# local Worker's /openapi.json (no 5xx, responses match the schema). `make test-security`:
+# hostile input, the isolation matrix and the export/import round trip, in Miniflare.
+.PHONY: schemathesis test-security
+schemathesis: setup
+	bash scripts/schemathesis.sh
+
+test-security: worker
+	node --test --test-concurrency=1 tests/security/
+# --- end security ---
