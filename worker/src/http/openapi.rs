@@ -54,8 +54,13 @@ fn operation(route: &Route) -> Value {
     op.insert("tags".into(), json!([tag]));
     let mut parameters = path_params(route);
     parameters.extend(route.query.iter().map(|q| {
+        // Every integer query parameter is a count, an offset or a sequence number.
+        let schema = match q.kind {
+            "integer" => json!({ "type": "integer", "minimum": 0 }),
+            kind => json!({ "type": kind }),
+        };
         json!({ "name": q.name, "in": "query", "required": false,
-                "description": q.description, "schema": { "type": q.kind } })
+                "description": q.description, "schema": schema })
     }));
     if !parameters.is_empty() {
         op.insert("parameters".into(), Value::Array(parameters));
