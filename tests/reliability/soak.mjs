@@ -47,13 +47,16 @@ function workerdRss(pid) {
   }
   let rss = 0;
   const pids = [];
-  for (const p of tree) {
+  const per_process = {};
+  for (const p of [...tree].sort((a, b) => a - b)) {
     if (children.get(p)?.comm !== "workerd") continue;
     const status = readFileSync(`/proc/${p}/status`, "utf8");
-    rss += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    const kib = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    rss += kib;
     pids.push(p);
+    per_process[p] = kib;
   }
-  return { rss_kib: rss, pids };
+  return { rss_kib: rss, pids, per_process };
 }
 
 async function startWrangler(port, persist) {
@@ -167,7 +170,14 @@ async function main() {
       }
     }
     const loadStart = performance.now();
+    // workerd RSS over the run, every SOAK_SAMPLE_SECONDS (default 30).
+    const timeline = [];
+    const sampler = setInterval(
+      () => timeline.push({ s: Math.round((performance.now() - loadStart) / 1000), ...workerdRss(child.pid).per_process }),
+      Number(process.env.SOAK_SAMPLE_SECONDS ?? 30) * 1000,
+    );
     await Promise.all(Array.from({ length: CONCURRENCY }, client));
+    clearInterval(sampler);
     const loadSeconds = (performance.now() - loadStart) / 1000;
     const rssAfter = workerdRss(child.pid);
 
@@ -207,7 +217,12 @@ async function main() {
       acknowledged_writes: acked,
       lost_writes: lost.length,
       first_lost: lost.slice(0, 10),
-      workerd_rss_kib: { at_start: rssStart.rss_kib, before_load: rssBefore.rss_kib, after_load: rssAfter.rss_kib },
+      workerd_rss_kib: {
+        at_start: rssStart.per_process,
+        before_load: rssBefore.per_process,
+        after_load: rssAfter.per_process,
+        timeline,
+      },
       ops,
     };
     console.log(JSON.stringify(summary, null, 2));
