@@ -20,7 +20,7 @@ test-rust: setup
 test-wasm: setup
 	cargo build -p hippo --lib --target wasm32-unknown-unknown
 
-test: lint test-rust test-wasm test-worker test-npm test-browser test-security
+test: lint test-rust test-wasm test-worker test-npm test-browser test-security test-reliability
 	@echo "all suites passed"
 
 fmt:
@@ -86,3 +86,15 @@ schemathesis: setup
 test-security: worker
 	node --test --test-concurrency=1 tests/security/
 # --- end security ---
+# --- reliability ---
+# Faults (LLM, embeddings, D1 mid-dream, vector index) and concurrency through the Worker in
+# Miniflare; `make soak` drives the real local Worker (wrangler dev on loopback) with a mixed
+# load over 100 NPCs for SOAK_SECONDS (default 300) and verifies every acknowledged write.
+.PHONY: test-reliability soak
+test-reliability: worker
+	node --test --test-concurrency=1 tests/reliability/
+
+SOAK_SECONDS ?= 300
+soak: worker
+	SOAK_SECONDS=$(SOAK_SECONDS) node tests/reliability/soak.mjs
+# --- end reliability ---

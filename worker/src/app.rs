@@ -83,9 +83,13 @@ impl App {
         };
         let llm: Option<Rc<dyn Llm>> = match &config.llm {
             None => None,
-            Some(LlmChoice::OpenAi { url, key, model }) => {
-                Some(crate::llm::openai_chat(http, url, key.clone(), model))
-            }
+            Some(LlmChoice::OpenAi { url, key, model }) => Some(crate::llm::openai_chat(
+                http,
+                url,
+                key.clone(),
+                model,
+                config.llm_timeout_ms,
+            )),
             Some(LlmChoice::WorkersAi { model }) => Some(Rc::new(WorkersAiLlm::new(ai()?, model))),
         };
         let ports = Ports {

@@ -38,6 +38,8 @@ pub struct Config {
     pub admin_token: Option<String>,
     pub embed: EmbedChoice,
     pub llm: Option<LlmChoice>,
+    /// `HIPPO_LLM_TIMEOUT_MS`: how long one completion may take (default 60 s).
+    pub llm_timeout_ms: u32,
     /// `HIPPO_TEST_HOOKS=1` exposes `/__test/*` routes (tests only; never in production).
     pub test_hooks: bool,
 }
@@ -145,10 +147,17 @@ impl Config {
             }
             (None, None) => None,
         };
+        let llm_timeout_ms = match var("HIPPO_LLM_TIMEOUT_MS") {
+            None => crate::llm::LLM_TIMEOUT_MS,
+            Some(ms) => ms.parse::<u32>().ok().filter(|ms| *ms > 0).ok_or_else(|| {
+                format!("HIPPO_LLM_TIMEOUT_MS must be a positive integer, got {ms:?}")
+            })?,
+        };
         Ok(Config {
             admin_token: admin_token(raw),
             embed,
             llm,
+            llm_timeout_ms,
             test_hooks: test_hooks(raw),
         })
     }
@@ -278,6 +287,11 @@ mod tests {
             (vec![("HIPPO_EMBED", "openai")], "HIPPO_EMBED_URL"),
             (vec![("HIPPO_LLM_URL", "https://x")], "HIPPO_LLM_MODEL"),
             (vec![("HIPPO_LLM_MODEL", "gpt")], "HIPPO_LLM_URL"),
+            (vec![("HIPPO_LLM_TIMEOUT_MS", "0")], "HIPPO_LLM_TIMEOUT_MS"),
+            (
+                vec![("HIPPO_LLM_TIMEOUT_MS", "soon")],
+                "HIPPO_LLM_TIMEOUT_MS",
+            ),
             (
                 vec![
                     ("HIPPO_EMBED", "openai"),
@@ -290,6 +304,16 @@ mod tests {
             let err = parse(&vars, false).unwrap_err();
             assert!(err.contains(needle), "{vars:?}: {err}");
         }
+        assert_eq!(
+            parse(&[], false).unwrap().llm_timeout_ms,
+            crate::llm::LLM_TIMEOUT_MS
+        );
+        assert_eq!(
+            parse(&[("HIPPO_LLM_TIMEOUT_MS", "1500")], false)
+                .unwrap()
+                .llm_timeout_ms,
+            1500
+        );
         assert!(
             parse(&[("HIPPO_TEST_HOOKS", "1")], false)
                 .unwrap()

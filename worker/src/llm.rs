@@ -5,7 +5,7 @@ use hippo::dream::llm::OpenAiChat;
 use hippo::ports::{HttpClient, Llm};
 use std::rc::Rc;
 
-/// How long one completion may take before it is aborted. A dream makes a few calls; the
+/// How long one completion may take before it is aborted, unless `HIPPO_LLM_TIMEOUT_MS` says. A dream makes a few calls; the
 /// Worker's own limit is CPU time, not wall time, so waiting is cheap.
 pub const LLM_TIMEOUT_MS: u32 = 60_000;
 
@@ -14,12 +14,13 @@ pub fn openai_chat(
     url: &str,
     key: Option<String>,
     model: &str,
+    timeout_ms: u32,
 ) -> Rc<dyn Llm> {
     Rc::new(OpenAiChat {
         http,
         base_url: url.to_string(),
         api_key: key.unwrap_or_default(),
         model: model.to_string(),
-        timeout_ms: LLM_TIMEOUT_MS,
+        timeout_ms,
     })
 }
