@@ -4,8 +4,8 @@
 mod common;
 mod dream_support;
 
-use common::{json, run, t};
-use dream_support::{never, FailingStore, Kind, ScriptedLlm};
+use common::{json, never, run, t, TestStore};
+use dream_support::{Kind, ScriptedLlm};
 use hippo::api::*;
 use hippo::engine::{ListMemoriesQuery, Ports};
 use hippo::error::PortError;
@@ -14,7 +14,6 @@ use hippo::retrieval::embed::BuiltinEmbedder;
 use hippo::store::{MemoryStore, MemoryVectorIndex};
 use hippo::Hippo;
 use serde_json::json as j;
-use std::cell::Cell;
 use std::rc::Rc;
 
 const NPC: &str = "npc_dream";
@@ -22,17 +21,14 @@ const NPC: &str = "npc_dream";
 struct World {
     hippo: Hippo,
     store: Rc<MemoryStore>,
-    failing: Rc<FailingStore>,
+    failing: Rc<TestStore>,
     vectors: Rc<MemoryVectorIndex>,
     clock: Rc<FixedClock>,
 }
 
 fn world(llm: Option<Rc<dyn Llm>>) -> World {
     let store = Rc::new(MemoryStore::new());
-    let failing = Rc::new(FailingStore {
-        inner: store.clone(),
-        fail: Cell::new(never),
-    });
+    let failing = Rc::new(TestStore::failing(store.clone()));
     let vectors = Rc::new(MemoryVectorIndex::new());
     let clock = Rc::new(FixedClock::at(t("2026-04-09T20:00:00Z")));
     let hippo = Hippo::new(Ports {

@@ -104,7 +104,7 @@ fn parallel_pkg_updates_both_land() {
     let w = world_with(store.clone());
     npc(&w, "p", json!({}));
     let interleaved = hippo::Hippo::new(Ports {
-        store: Rc::new(InterleavingStore(store.clone())),
+        store: Rc::new(TestStore::interleaving(store.clone())),
         ..w.hippo.ports().clone()
     });
     let a = interleaved.update_pkg(

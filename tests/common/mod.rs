@@ -71,16 +71,58 @@ impl std::future::Future for YieldOnce {
     }
 }
 
-/// A store that yields before every call: concurrent writers see each other's races.
-pub struct InterleavingStore(pub Rc<MemoryStore>);
+/// The in-memory store behind a test double: it can yield before every call, so `join!`ed
+/// operations interleave at each store call, and it fails the commits `fail` picks.
+pub struct TestStore {
+    pub inner: Rc<MemoryStore>,
+    pub interleave: bool,
+    pub fail: std::cell::Cell<fn(&WriteBatch) -> bool>,
+}
+
+pub fn never(_: &WriteBatch) -> bool {
+    false
+}
+
+impl TestStore {
+    /// Concurrent writers through this store see each other's races.
+    pub fn interleaving(inner: Rc<MemoryStore>) -> Self {
+        TestStore {
+            inner,
+            interleave: true,
+            fail: std::cell::Cell::new(never),
+        }
+    }
+
+    /// Commits fail ("disk full") while `fail` says so for the batch.
+    pub fn failing(inner: Rc<MemoryStore>) -> Self {
+        TestStore {
+            inner,
+            interleave: false,
+            fail: std::cell::Cell::new(never),
+        }
+    }
+
+    async fn pause(&self) {
+        if self.interleave {
+            YieldOnce(false).await;
+        }
+    }
+}
 
 macro_rules! delegate {
     ($(async fn $name:ident(&self $(, $arg:ident: $ty:ty)*) -> $ret:ty;)*) => {
         #[async_trait(?Send)]
-        impl Store for InterleavingStore {
+        impl Store for TestStore {
+            async fn commit(&self, npcid: &str, batch: WriteBatch) -> PortResult<()> {
+                self.pause().await;
+                if (self.fail.get())(&batch) {
+                    return Err(PortError::Backend("disk full".into()));
+                }
+                self.inner.commit(npcid, batch).await
+            }
             $(async fn $name(&self $(, $arg: $ty)*) -> $ret {
-                YieldOnce(false).await;
-                self.0.$name($($arg),*).await
+                self.pause().await;
+                self.inner.$name($($arg),*).await
             })*
         }
     };
@@ -99,7 +141,6 @@ delegate! {
         async fn memories_by_id(&self, npcid: &str, ids: &[String]) -> PortResult<Vec<hippo::memory::Memory>>;
         async fn lexical_search(&self, npcid: &str, query: &LexicalQuery, limit: usize) -> PortResult<Vec<(String, f64)>>;
         async fn term_stats(&self, npcid: &str, terms: &[String]) -> PortResult<CorpusStats>;
-        async fn commit(&self, npcid: &str, batch: WriteBatch) -> PortResult<()>;
         async fn token_by_hash(&self, token_hash: &str) -> PortResult<Option<TokenRecord>>;
         async fn tokens(&self, npcid: &str) -> PortResult<Vec<TokenRecord>>;
         async fn acquire_lease(&self, npcid: &str, holder: &str, now: Timestamp, until: Timestamp) -> PortResult<bool>;
