@@ -1,0 +1,218 @@
+//! Suite cases: memories (filters, paging, reinforcement) and lexical search.
+
+use super::*;
+
+pub(super) async fn memories_filter_page_and_touch(store: &dyn Store, p: &str) -> CaseResult {
+    let id = format!("{p}mem");
+    create(store, &id).await?;
+    let mut old = memory(
+        "m1",
+        "User lives in Berlin",
+        MemoryType::Profile,
+        Collection::Memory,
+    );
+    old.superseded_by = Some("m2".into());
+    write(
+        store,
+        &id,
+        vec![
+            Write::PutMemory { memory: old },
+            Write::PutMemory {
+                memory: memory(
+                    "m2",
+                    "User lives in Bangkok",
+                    MemoryType::Profile,
+                    Collection::Memory,
+                ),
+            },
+            Write::PutMemory {
+                memory: memory(
+                    "m3",
+                    "喜欢读三体",
+                    MemoryType::Preference,
+                    Collection::Memory,
+                ),
+            },
+            Write::PutMemory {
+                memory: memory("c1", "User: hi", MemoryType::History, Collection::Content),
+            },
+        ],
+    )
+    .await?;
+    let ids = |v: Vec<Memory>| v.into_iter().map(|m| m.id).collect::<Vec<_>>();
+    let live = ids(port!(store.memories(
+        &id,
+        &MemoryFilter {
+            collection: Some(Collection::Memory),
+            ..Default::default()
+        }
+    )));
+    check!(live == ["m2", "m3"], "live memories {live:?}");
+    let all = ids(port!(store.memories(
+        &id,
+        &MemoryFilter {
+            include_superseded: true,
+            ..Default::default()
+        }
+    )));
+    check!(all == ["m1", "m2", "m3", "c1"], "all {all:?}");
+    let replaced = ids(port!(store.memories(
+        &id,
+        &MemoryFilter {
+            superseded_by: Some("m2".into()),
+            ..Default::default()
+        }
+    )));
+    check!(replaced == ["m1"], "superseded by m2: {replaced:?}");
+    let typed = ids(port!(store.memories(
+        &id,
+        &MemoryFilter {
+            types: vec![MemoryType::Preference],
+            ..Default::default()
+        }
+    )));
+    check!(typed == ["m3"], "typed {typed:?}");
+    let page = ids(port!(store.memories(
+        &id,
+        &MemoryFilter {
+            include_superseded: true,
+            offset: 1,
+            limit: Some(2),
+            ..Default::default()
+        }
+    )));
+    check!(page == ["m2", "m3"], "page {page:?}");
+    let by_id = ids(port!(
+        store.memories_by_id(&id, &["m3".into(), "nope".into(), "m1".into()])
+    ));
+    check!(
+        by_id.len() == 2 && by_id.contains(&"m3".to_string()),
+        "by id {by_id:?}"
+    );
+    let later = Timestamp(T0 + 3_600_000);
+    write(
+        store,
+        &id,
+        vec![Write::Touch {
+            ids: vec!["m3".into()],
+            at: later,
+        }],
+    )
+    .await?;
+    write(
+        store,
+        &id,
+        vec![Write::Touch {
+            ids: vec!["m3".into()],
+            at: later,
+        }],
+    )
+    .await?;
+    let m3 = port!(store.memories_by_id(&id, &["m3".into()]))
+        .pop()
+        .ok_or("m3 gone")?;
+    check!(
+        m3.access_count == 2 && m3.last_accessed_at == later,
+        "touch: {m3:?}"
+    );
+    let want = 0.5 + 0.5 * 0.05;
+    let want = want + (1.0 - want) * 0.05;
+    check!(
+        (m3.importance - want).abs() < 1e-9,
+        "importance {} want {want}",
+        m3.importance
+    );
+    write(store, &id, vec![Write::DeleteMemory { id: "m3".into() }]).await?;
+    check!(
+        port!(store.memories_by_id(&id, &["m3".into()])).is_empty(),
+        "deleted memory still there"
+    );
+    Ok(())
+}
+
+pub(super) async fn lexical_search_and_stats(store: &dyn Store, p: &str) -> CaseResult {
+    use crate::retrieval::tokenize::tokenize_query;
+    let id = format!("{p}lex");
+    create(store, &id).await?;
+    let mut allergy = memory(
+        "a",
+        "用户对花生过敏",
+        MemoryType::Constraint,
+        Collection::Memory,
+    );
+    allergy.keywords = vec!["过敏".into(), "peanut".into()];
+    write(
+        store,
+        &id,
+        vec![
+            Write::PutMemory { memory: allergy },
+            Write::PutMemory {
+                memory: memory(
+                    "b",
+                    "The user loves reading science fiction books",
+                    MemoryType::Preference,
+                    Collection::Memory,
+                ),
+            },
+            Write::PutMemory {
+                memory: memory(
+                    "c",
+                    "User: I read a book yesterday",
+                    MemoryType::History,
+                    Collection::Content,
+                ),
+            },
+        ],
+    )
+    .await?;
+    let q = |text: &str, cols: Vec<Collection>| LexicalQuery {
+        terms: tokenize_query(text),
+        collections: cols,
+    };
+    let zh = port!(store.lexical_search(&id, &q("我对什么过敏", vec![]), 10));
+    check!(
+        zh.first().map(|h| h.0.as_str()) == Some("a"),
+        "Chinese search {zh:?}"
+    );
+    let en = port!(store.lexical_search(&id, &q("books", vec![Collection::Memory]), 10));
+    check!(
+        en.iter().map(|h| h.0.as_str()).collect::<Vec<_>>() == ["b"],
+        "collection filter {en:?}"
+    );
+    let kw = port!(store.lexical_search(&id, &q("peanut", vec![]), 10));
+    check!(
+        kw.first().map(|h| h.0.as_str()) == Some("a"),
+        "keyword field not searched {kw:?}"
+    );
+    let terms = tokenize_query("book");
+    let stats = port!(store.term_stats(&id, &terms));
+    check!(stats.docs == 3 && stats.avg_len > 0.0, "stats {stats:?}");
+    check!(stats.df == vec![2], "df of 'book' {:?}", stats.df);
+    // A record's context (neighbouring turns) is searchable, at a lower weight.
+    let mut chunk = memory(
+        "d",
+        "User: sounds great",
+        MemoryType::History,
+        Collection::Content,
+    );
+    chunk.context = "Assistant: shall we visit the aquarium on Sunday".into();
+    write(store, &id, vec![Write::PutMemory { memory: chunk }]).await?;
+    let ctx = port!(store.lexical_search(&id, &q("aquarium", vec![]), 10));
+    check!(
+        ctx.iter().map(|h| h.0.as_str()).collect::<Vec<_>>() == ["d"],
+        "context not searched {ctx:?}"
+    );
+    let aquarium = port!(store.term_stats(&id, &tokenize_query("aquarium")));
+    check!(
+        aquarium.df == vec![1],
+        "a term only in a context has df {:?}, want [1]",
+        aquarium.df
+    );
+    write(store, &id, vec![Write::DeleteMemory { id: "b".into() }]).await?;
+    let after = port!(store.lexical_search(&id, &q("books", vec![]), 10));
+    check!(
+        after.iter().all(|h| h.0 != "b"),
+        "deleted memory still searchable"
+    );
+    Ok(())
+}

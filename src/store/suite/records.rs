@@ -1,0 +1,255 @@
+//! Suite cases: the NPC record, PKG fields, entities, diary and conversation log.
+
+use super::*;
+
+pub(super) async fn npc_round_trip_and_versions(store: &dyn Store, p: &str) -> CaseResult {
+    let id = format!("{p}npc");
+    check!(port!(store.npc(&id)).is_none(), "fresh NPC exists");
+    create(store, &id).await?;
+    let first = port!(store.npc(&id)).ok_or("created NPC missing")?;
+    check!(
+        first.npcid == id && first.settings.diary_window == 7,
+        "record differs: {first:?}"
+    );
+    let mut changed = first.clone();
+    changed.display_name = "灵绯".into();
+    changed.version = 999; // the store owns the version
+    write(store, &id, vec![Write::PutNpc(changed)]).await?;
+    let second = port!(store.npc(&id)).ok_or("NPC missing")?;
+    check!(second.display_name == "灵绯", "display_name not stored");
+    check!(
+        second.version > first.version,
+        "version did not increase: {} → {}",
+        first.version,
+        second.version
+    );
+    Ok(())
+}
+
+pub(super) async fn expected_version_conflict_applies_nothing(
+    store: &dyn Store,
+    p: &str,
+) -> CaseResult {
+    let id = format!("{p}conflict");
+    create(store, &id).await?;
+    let v = port!(store.npc(&id)).ok_or("missing")?.version;
+    let mut stale = WriteBatch::expecting(v + 7);
+    stale.push(Write::SetPkgField {
+        key: "Hobbies".into(),
+        value: PkgValue::List(vec!["Reading".into()]),
+    });
+    stale.push(Write::SetPrior {
+        prior: "never".into(),
+    });
+    match store.commit(&id, stale).await {
+        Err(PortError::Conflict(_)) => {}
+        other => return Err(format!("stale version gave {other:?}, want Conflict")),
+    }
+    check!(
+        port!(store.pkg(&id)).is_empty(),
+        "a write of the failed batch landed"
+    );
+    check!(
+        port!(store.diary(&id)).0.is_empty(),
+        "prior of the failed batch landed"
+    );
+    let mut fresh = WriteBatch::expecting(v);
+    fresh.push(Write::SetPkgField {
+        key: "Name".into(),
+        value: PkgValue::Text("Xiao Ming".into()),
+    });
+    port!(store.commit(&id, fresh));
+    check!(
+        port!(store.pkg(&id)).len() == 1,
+        "matching version did not commit"
+    );
+    Ok(())
+}
+
+pub(super) async fn writes_need_an_npc(store: &dyn Store, p: &str) -> CaseResult {
+    let id = format!("{p}ghost");
+    let r = store
+        .commit(
+            &id,
+            WriteBatch {
+                writes: vec![Write::SetPrior { prior: "x".into() }],
+                expect_version: None,
+            },
+        )
+        .await;
+    check!(r.is_err(), "a write to a missing NPC succeeded");
+    check!(port!(store.npc(&id)).is_none(), "a missing NPC appeared");
+    Ok(())
+}
+
+pub(super) async fn pkg_fields_keep_their_order(store: &dyn Store, p: &str) -> CaseResult {
+    let id = format!("{p}pkg");
+    create(store, &id).await?;
+    let set = |k: &str, v: PkgValue| Write::SetPkgField {
+        key: k.into(),
+        value: v,
+    };
+    write(
+        store,
+        &id,
+        vec![
+            set("Name", PkgValue::Text("A".into())),
+            set("Hobbies", PkgValue::List(vec!["x".into(), "y".into()])),
+        ],
+    )
+    .await?;
+    write(
+        store,
+        &id,
+        vec![
+            set("Name", PkgValue::Text("B".into())),
+            set("Job", PkgValue::Text("dev".into())),
+        ],
+    )
+    .await?;
+    let pkg = port!(store.pkg(&id));
+    let keys: Vec<&str> = pkg.iter().map(|(k, _)| k.as_str()).collect();
+    check!(keys == ["Name", "Hobbies", "Job"], "order {keys:?}");
+    check!(
+        pkg[0].1 == PkgValue::Text("B".into()),
+        "Name not overwritten"
+    );
+    check!(
+        pkg[1].1 == PkgValue::List(vec!["x".into(), "y".into()]),
+        "list changed"
+    );
+    Ok(())
+}
+
+pub(super) async fn entities_put_and_delete(store: &dyn Store, p: &str) -> CaseResult {
+    let id = format!("{p}rel");
+    create(store, &id).await?;
+    let e = |n: &str| Entity {
+        name: n.into(),
+        alias: vec!["a".into()],
+        title: vec!["同学".into()],
+        remark: "r".into(),
+    };
+    write(
+        store,
+        &id,
+        vec![
+            Write::PutEntity {
+                id: "entity_001".into(),
+                entity: e("小红"),
+            },
+            Write::PutEntity {
+                id: "entity_002".into(),
+                entity: e("Tom"),
+            },
+        ],
+    )
+    .await?;
+    write(
+        store,
+        &id,
+        vec![Write::DeleteEntity {
+            id: "entity_001".into(),
+        }],
+    )
+    .await?;
+    let got = port!(store.entities(&id));
+    check!(
+        got.len() == 1 && got[0].0 == "entity_002" && got[0].1 == e("Tom"),
+        "entities {got:?}"
+    );
+    Ok(())
+}
+
+pub(super) async fn diary_dailies_and_prior(store: &dyn Store, p: &str) -> CaseResult {
+    let id = format!("{p}diary");
+    create(store, &id).await?;
+    let d = |date: &str, s: &str| Write::PutDaily {
+        entry: DiaryEntry {
+            date: date.into(),
+            summary: s.into(),
+        },
+    };
+    write(
+        store,
+        &id,
+        vec![
+            d("2026-04-08", "b"),
+            d("2026-04-07", "a"),
+            Write::SetPrior {
+                prior: "long ago".into(),
+            },
+        ],
+    )
+    .await?;
+    write(
+        store,
+        &id,
+        vec![
+            d("2026-04-08", "b2"),
+            Write::DeleteDaily {
+                date: "2026-04-07".into(),
+            },
+        ],
+    )
+    .await?;
+    let (prior, dailies) = port!(store.diary(&id));
+    check!(prior == "long ago", "prior {prior:?}");
+    check!(
+        dailies
+            == vec![DiaryEntry {
+                date: "2026-04-08".into(),
+                summary: "b2".into()
+            }],
+        "dailies {dailies:?}"
+    );
+    Ok(())
+}
+
+pub(super) async fn turns_are_ordered_and_idempotent(store: &dyn Store, p: &str) -> CaseResult {
+    let id = format!("{p}turns");
+    create(store, &id).await?;
+    check!(port!(store.last_seq(&id)) == 0, "empty log has a seq");
+    write(
+        store,
+        &id,
+        vec![
+            Write::AppendTurn {
+                turn: turn(1, Some("s1"), Some(0), "你好"),
+            },
+            Write::AppendTurn {
+                turn: turn(2, Some("s1"), Some(1), "hello"),
+            },
+            Write::AppendTurn {
+                turn: turn(3, None, None, "no session"),
+            },
+        ],
+    )
+    .await?;
+    // The same (session, index) again is ignored.
+    write(
+        store,
+        &id,
+        vec![Write::AppendTurn {
+            turn: turn(4, Some("s1"), Some(1), "hello again"),
+        }],
+    )
+    .await?;
+    let all = port!(store.turns(&id, 0, 100));
+    let seqs: Vec<u64> = all.iter().map(|t| t.seq).collect();
+    check!(seqs == [1, 2, 3], "seqs {seqs:?}");
+    check!(all[0].content == "你好", "content changed");
+    check!(
+        port!(store.turns(&id, 1, 1))
+            .iter()
+            .map(|t| t.seq)
+            .collect::<Vec<_>>()
+            == [2],
+        "after/limit wrong"
+    );
+    check!(port!(store.last_seq(&id)) == 3, "last_seq wrong");
+    let mut idx = port!(store.session_indexes(&id, "s1"));
+    idx.sort();
+    check!(idx == [0, 1], "session indexes {idx:?}");
+    Ok(())
+}
