@@ -236,12 +236,13 @@ impl Store for D1Store {
             );
             params.extend(filter.types.iter().map(|t| text(t.as_str())));
         }
-        if !filter.include_superseded {
-            sql += " AND superseded_by IS NULL";
-        }
-        if let Some(newer) = &filter.superseded_by {
-            params.push(text(newer));
-            sql += &format!(" AND superseded_by = ?{}", params.len());
+        match &filter.superseded_by {
+            Some(newer) => {
+                params.push(text(newer));
+                sql += &format!(" AND superseded_by = ?{}", params.len());
+            }
+            None if !filter.include_superseded => sql += " AND superseded_by IS NULL",
+            None => {}
         }
         if let Some(since) = filter.updated_since {
             params.push(int(since.ms()));
