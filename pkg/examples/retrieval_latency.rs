@@ -21,7 +21,7 @@ use corpus::Rng;
 use futures::executor::block_on;
 use hippo::api::{NpcExport, RetrievalRequest, EXPORT_FORMAT, EXPORT_VERSION};
 use hippo::engine::Ports;
-use hippo::memory::{Collection, Memory, MemoryType};
+use hippo::memory::{Memory, MemoryType};
 use hippo::npc::Npc;
 use hippo::ports::FixedClock;
 use hippo::retrieval::embed::BuiltinEmbedder;
@@ -83,25 +83,14 @@ fn corpus_for(size: usize, queries: usize) -> (NpcExport, Vec<String>) {
             let (summary, keywords) = corpus::memory(&mut rng);
             let updated_at = now.plus_days(-(rng.below(400) as i64));
             Memory {
-                id: format!("m{i:06}"),
-                memory_type: MemoryType::ALL[i % MemoryType::ALL.len()],
-                summary,
                 keywords,
-                confidence: 0.8,
-                importance: 0.5,
                 source: "long_term_memory".into(),
-                created_at: updated_at,
-                updated_at,
-                last_accessed_at: updated_at,
-                access_count: 0,
-                encounter_count: 1,
-                event_time: None,
-                expires_at: None,
-                sensitive: false,
-                superseded_by: None,
-                collection: Collection::Memory,
-                emotion: None,
-                context: String::new(),
+                ..Memory::new(
+                    format!("m{i:06}"),
+                    MemoryType::ALL[i % MemoryType::ALL.len()],
+                    summary,
+                    updated_at,
+                )
             }
         })
         .collect();

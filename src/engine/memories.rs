@@ -136,25 +136,17 @@ impl NewMemory {
 
     pub(crate) fn into_memory(self, now: Timestamp) -> Memory {
         Memory {
-            id: new_id("mem"),
-            memory_type: self.memory_type,
-            summary: self.summary,
             keywords: self.keywords,
             confidence: self.confidence,
             importance: self.importance,
             source: self.source,
-            created_at: now,
-            updated_at: now,
-            last_accessed_at: now,
-            access_count: 0,
-            encounter_count: 1,
             event_time: self.event_time,
             expires_at: self.expires_at,
             sensitive: self.sensitive,
-            superseded_by: None,
             collection: self.collection,
             emotion: self.emotion,
             context: self.context,
+            ..Memory::new(new_id("mem"), self.memory_type, self.summary, now)
         }
     }
 }

@@ -163,30 +163,14 @@ pub fn resurrect_on_delete(deleted: &Memory, others: &[Memory]) -> Vec<Memory> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory::{Collection, MemoryType};
+    use crate::memory::MemoryType;
     use crate::time::Timestamp;
 
     fn memory(id: &str, summary: &str) -> Memory {
         Memory {
-            id: id.into(),
-            memory_type: MemoryType::Profile,
-            summary: summary.into(),
-            keywords: vec![],
             confidence: 0.9,
-            importance: 0.5,
             source: "conversation".into(),
-            created_at: Timestamp(0),
-            updated_at: Timestamp(0),
-            last_accessed_at: Timestamp(0),
-            access_count: 0,
-            encounter_count: 1,
-            event_time: None,
-            expires_at: None,
-            sensitive: false,
-            superseded_by: None,
-            collection: Collection::Memory,
-            emotion: None,
-            context: String::new(),
+            ..Memory::new(id, MemoryType::Profile, summary, Timestamp(0))
         }
     }
 

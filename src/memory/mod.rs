@@ -146,6 +146,37 @@ pub struct MemoryInput {
 }
 
 impl Memory {
+    /// A fresh, live memory at `at`: importance 0.5, confidence 0.8, never accessed, one
+    /// encounter, in the `memory` collection. Set the rest with struct-update syntax.
+    pub fn new(
+        id: impl Into<String>,
+        memory_type: MemoryType,
+        summary: impl Into<String>,
+        at: Timestamp,
+    ) -> Self {
+        Memory {
+            id: id.into(),
+            memory_type,
+            summary: summary.into(),
+            keywords: Vec::new(),
+            confidence: 0.8,
+            importance: 0.5,
+            source: String::new(),
+            created_at: at,
+            updated_at: at,
+            last_accessed_at: at,
+            access_count: 0,
+            encounter_count: 1,
+            event_time: None,
+            expires_at: None,
+            sensitive: false,
+            superseded_by: None,
+            collection: Collection::Memory,
+            emotion: None,
+            context: String::new(),
+        }
+    }
+
     pub fn is_expired(&self, now: Timestamp) -> bool {
         self.expires_at.is_some_and(|t| t <= now)
     }

@@ -117,30 +117,15 @@ pub fn reinforce_on_encounter(m: &mut Memory, new_importance: f64, now: Timestam
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory::Collection;
     use crate::time::MS_PER_DAY;
 
     fn memory(memory_type: MemoryType, importance: f64, access_count: u32) -> Memory {
         Memory {
-            id: "mem_1".into(),
-            memory_type,
-            summary: "User likes tea".into(),
-            keywords: vec![],
             confidence: 0.9,
             importance,
             source: "conversation".into(),
-            created_at: Timestamp(0),
-            updated_at: Timestamp(0),
-            last_accessed_at: Timestamp(0),
             access_count,
-            encounter_count: 1,
-            event_time: None,
-            expires_at: None,
-            sensitive: false,
-            superseded_by: None,
-            collection: Collection::Memory,
-            emotion: None,
-            context: String::new(),
+            ..Memory::new("mem_1", memory_type, "User likes tea", Timestamp(0))
         }
     }
 

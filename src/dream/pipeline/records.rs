@@ -33,25 +33,13 @@ fn record(
     now: Timestamp,
 ) -> Memory {
     Memory {
-        id,
-        memory_type: MemoryType::History,
-        summary,
-        keywords: Vec::new(),
         confidence: 1.0,
         importance: 0.3,
         source: source.to_string(),
-        created_at: now,
-        updated_at: now,
-        last_accessed_at: now,
-        access_count: 0,
-        encounter_count: 1,
         event_time: Some(ts),
         expires_at: Some(ts.plus_days(ttl_days as i64)),
-        sensitive: false,
-        superseded_by: None,
         collection,
-        emotion: None,
-        context: String::new(),
+        ..Memory::new(id, MemoryType::History, summary, now)
     }
 }
 

@@ -42,25 +42,10 @@ pub(super) fn npc(npcid: &str) -> Npc {
 
 pub(super) fn memory(id: &str, summary: &str, t: MemoryType, collection: Collection) -> Memory {
     Memory {
-        id: id.to_string(),
-        memory_type: t,
-        summary: summary.to_string(),
-        keywords: vec![],
         confidence: 0.9,
-        importance: 0.5,
         source: "test".into(),
-        created_at: Timestamp(T0),
-        updated_at: Timestamp(T0),
-        last_accessed_at: Timestamp(T0),
-        access_count: 0,
-        encounter_count: 1,
-        event_time: None,
-        expires_at: None,
-        sensitive: false,
-        superseded_by: None,
         collection,
-        emotion: None,
-        context: String::new(),
+        ..Memory::new(id, t, summary, Timestamp(T0))
     }
 }
 

@@ -92,30 +92,15 @@ pub fn one_term_query(npcid: &str, term: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hippo::memory::{Collection, MemoryType};
+    use hippo::memory::MemoryType;
     use hippo::time::Timestamp;
 
     fn memory(summary: &str, keywords: &[&str]) -> Memory {
         Memory {
-            id: "m".into(),
-            memory_type: MemoryType::Other,
-            summary: summary.into(),
             keywords: keywords.iter().map(|k| k.to_string()).collect(),
             confidence: 1.0,
-            importance: 0.5,
             source: "test".into(),
-            created_at: Timestamp(0),
-            updated_at: Timestamp(0),
-            last_accessed_at: Timestamp(0),
-            access_count: 0,
-            encounter_count: 1,
-            event_time: None,
-            expires_at: None,
-            sensitive: false,
-            superseded_by: None,
-            collection: Collection::Memory,
-            emotion: None,
-            context: String::new(),
+            ..Memory::new("m", MemoryType::Other, summary, Timestamp(0))
         }
     }
 
