@@ -12,13 +12,28 @@ function assertAllPass(report) {
   assert.ok(report.cases.length > 0);
 }
 
-test("D1 store: every case of the core's backend suite passes, twice on one database", async () => {
+test("D1 store: every case of the core's backend suite passes, cached and in SQL, twice on one database", async () => {
   const w = await startWorker();
   try {
     const first = await w.json("POST", "/__test/store-suite");
-    assert.equal(first.cases.length, 15);
+    assert.equal(first.cases.length, 30);
+    assert.equal(first.cases.filter((c) => c.name.startsWith("sql/")).length, 15);
     assertAllPass(first);
     assertAllPass(await w.json("POST", "/__test/store-suite"));
+  } finally {
+    await w.dispose();
+  }
+});
+
+test("isolates' copies of memories read what SQL reads after other isolates' writes", async () => {
+  const w = await startWorker();
+  try {
+    const report = await w.json("POST", "/__test/memory-sync");
+    assert.equal(report.cases.length, 3);
+    assertAllPass(report);
+    // Tombstones of a deleted NPC go with it.
+    const left = await w.db.prepare("SELECT COUNT(*) AS n FROM memory_tombstones WHERE npcid LIKE 'm%again'").first();
+    assert.equal(left.n, 0);
   } finally {
     await w.dispose();
   }

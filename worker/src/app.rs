@@ -35,6 +35,12 @@ impl Clock for SystemClock {
     }
 }
 
+fn database(env: &Env) -> Result<Db, HttpError> {
+    Ok(Rc::new(env.d1(DB_BINDING).map_err(|_| {
+        not_configured("the D1 binding DB is missing (see wrangler.toml)")
+    })?))
+}
+
 /// What a request handler works with.
 pub struct App {
     pub config: Config,
@@ -48,10 +54,7 @@ fn not_configured(message: impl Into<String>) -> HttpError {
 
 impl App {
     pub fn new(env: &Env, config: Config) -> Result<App, HttpError> {
-        let db: Db = Rc::new(
-            env.d1(DB_BINDING)
-                .map_err(|_| not_configured("the D1 binding DB is missing (see wrangler.toml)"))?,
-        );
+        let db = database(env)?;
         // The chat client retries by itself; the embedders get the retrying client.
         let http: Rc<dyn HttpClient> = Rc::new(FetchClient);
         let retrying_http: Rc<dyn HttpClient> = Rc::new(RetryOnce::new(FetchClient));
@@ -104,6 +107,11 @@ impl App {
             hippo: Hippo::new(ports),
             env: env.clone(),
         })
+    }
+
+    /// The D1 database, for what works below the ports (test hooks).
+    pub fn db(&self) -> Result<Db, HttpError> {
+        database(&self.env)
     }
 
     /// The app of a request: configuration errors are 503s naming what to fix.

@@ -3,12 +3,15 @@
 
 pub mod bind;
 mod lexical;
+pub mod memory_cache;
 mod profile;
 mod rows;
+mod sync;
 mod vector_cache;
 mod vectors;
 mod writes;
 
+pub use memory_cache::MemoryCache;
 pub use vectors::D1VectorIndex;
 
 use async_trait::async_trait;
@@ -20,10 +23,13 @@ use hippo::npc::Npc;
 use hippo::pkg::PkgValue;
 use hippo::ports::*;
 use hippo::relationship::Entity;
+use hippo::store::MemoryStore;
 use hippo::time::Timestamp;
+use memory_cache::Applied;
 use rows::*;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use wasm_bindgen::JsValue;
@@ -33,18 +39,67 @@ use worker::D1Database;
 pub type Db = Rc<D1Database>;
 
 /// The store of one request (or cron run): see [`profile`] for what it remembers between
-/// reads, and why that is safe.
+/// reads, and [`memory_cache`] for the isolate's copy of memories it reads them from.
 pub struct D1Store {
     db: Db,
     read_ahead: profile::ReadAhead,
+    /// `None`: every memory read goes to SQL.
+    memory_cache: Option<Rc<RefCell<MemoryCache>>>,
+    /// The copies this request brought up to date (`None`: the NPC is served by SQL).
+    synced: RefCell<HashMap<String, Option<Rc<MemoryStore>>>>,
 }
 
 impl D1Store {
+    /// A store reading memories through this isolate's cache.
     pub fn new(db: Db) -> Self {
+        Self::with_memory_cache(db, Some(memory_cache::isolate()))
+    }
+
+    /// A store with its own cache (tests simulate isolates with it), or none.
+    pub fn with_memory_cache(db: Db, memory_cache: Option<Rc<RefCell<MemoryCache>>>) -> Self {
         D1Store {
             db,
             read_ahead: profile::ReadAhead::default(),
+            memory_cache,
+            synced: RefCell::new(HashMap::new()),
         }
+    }
+
+    /// The copy of `npcid`'s memories to serve this request's reads from, brought up to date
+    /// once per request (and again after each commit); `None` when SQL serves them.
+    async fn memory_view(&self, npcid: &str) -> PortResult<Option<Rc<MemoryStore>>> {
+        let Some(cache) = &self.memory_cache else {
+            return Ok(None);
+        };
+        if let Some(view) = self.synced.borrow().get(npcid) {
+            return Ok(view.clone());
+        }
+        let mut since = cache.borrow().position(npcid);
+        // At most two reads: a delta, then a full read if the NPC was re-created meanwhile.
+        let mut view = None;
+        for _ in 0..2 {
+            let (delta, profile) = sync::read(&self.db, npcid, since.as_ref()).await?;
+            self.read_ahead
+                .remember(npcid, delta.as_ref().map(|d| d.npc.clone()), profile);
+            let Some(delta) = delta else {
+                // No such NPC: SQL answers (with nothing), and the copy goes.
+                cache.borrow_mut().forget(npcid);
+                break;
+            };
+            let applied = cache.borrow_mut().apply(npcid, since.as_ref(), delta)?;
+            match applied {
+                Applied::Serve(store) => {
+                    view = Some(store);
+                    break;
+                }
+                Applied::TooBig => break,
+                Applied::NeedsFullRead => since = None,
+            }
+        }
+        self.synced
+            .borrow_mut()
+            .insert(npcid.to_string(), view.clone());
+        Ok(view)
     }
 
     async fn all<T: DeserializeOwned>(&self, sql: &str, params: &[JsValue]) -> PortResult<Vec<T>> {
@@ -223,6 +278,9 @@ impl Store for D1Store {
     }
 
     async fn memories(&self, npcid: &str, filter: &MemoryFilter) -> PortResult<Vec<Memory>> {
+        if let Some(view) = self.memory_view(npcid).await? {
+            return view.memories(npcid, filter).await;
+        }
         let mut sql = format!("SELECT {MEMORY_JSON} FROM memories WHERE npcid = ?1");
         let mut params = vec![text(npcid)];
         if let Some(collection) = filter.collection {
@@ -262,6 +320,9 @@ impl Store for D1Store {
     }
 
     async fn memories_by_id(&self, npcid: &str, ids: &[String]) -> PortResult<Vec<Memory>> {
+        if let Some(view) = self.memory_view(npcid).await? {
+            return view.memories_by_id(npcid, ids).await;
+        }
         let mut statements = Vec::new();
         for chunk in ids.chunks(MAX_PARAMS - 1) {
             let sql = format!(
@@ -291,6 +352,9 @@ impl Store for D1Store {
         query: &LexicalQuery,
         limit: usize,
     ) -> PortResult<Vec<(String, f64)>> {
+        if let Some(view) = self.memory_view(npcid).await? {
+            return view.lexical_search(npcid, query, limit).await;
+        }
         let Some(expression) = lexical::any_term_query(npcid, &query.terms) else {
             return Ok(Vec::new());
         };
@@ -323,6 +387,9 @@ impl Store for D1Store {
     }
 
     async fn term_stats(&self, npcid: &str, terms: &[String]) -> PortResult<CorpusStats> {
+        if let Some(view) = self.memory_view(npcid).await? {
+            return view.term_stats(npcid, terms).await;
+        }
         // Document count and average length, then the document frequencies of the terms
         // (up to DF_TERMS_PER_STATEMENT per statement): all in one round trip.
         let mut statements = vec![statement(
@@ -382,6 +449,7 @@ impl Store for D1Store {
         let result = self.batch(writes::compile(&self.db, npcid, &batch)?).await;
         // Whatever the outcome, later reads of this request go to the database again.
         self.read_ahead.forget();
+        self.synced.borrow_mut().clear();
         result.map(|_| ())
     }
 

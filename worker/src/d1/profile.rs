@@ -18,7 +18,7 @@ use hippo::relationship::Entity;
 use serde::Deserialize;
 use std::cell::RefCell;
 use std::collections::HashMap;
-use worker::D1Database;
+use worker::{D1Database, D1PreparedStatement, D1Result};
 
 /// An NPC's structured profile, as one batch read it.
 #[derive(Debug, Clone, Default)]
@@ -74,33 +74,58 @@ impl ReadAhead {
         if let Some(profile) = self.profiles.borrow().get(npcid) {
             return Ok(pick(profile));
         }
-        let id = [text(npcid)];
         let results = db
-            .batch(vec![
-                statement(
-                    db,
-                    "SELECT key, value FROM pkg_fields WHERE npcid = ?1 ORDER BY position, key",
-                    &id,
-                )?,
-                statement(
-                    db,
-                    "SELECT id, name, alias, title, remark FROM entities WHERE npcid = ?1 \
-                     ORDER BY num, id",
-                    &id,
-                )?,
-                statement(db, "SELECT diary_prior FROM npcs WHERE npcid = ?1", &id)?,
-                statement(
-                    db,
-                    "SELECT date, summary FROM diary_dailies WHERE npcid = ?1 ORDER BY date",
-                    &id,
-                )?,
-            ])
+            .batch(Profile::statements(db, npcid)?)
             .await
             .map_err(backend)?;
         if let Some(err) = results.iter().find_map(|r| r.error()) {
             return Err(classify(&err));
         }
-        let profile = Profile {
+        let profile = Profile::from_results(&results)?;
+        let out = pick(&profile);
+        self.profiles
+            .borrow_mut()
+            .insert(npcid.to_string(), profile);
+        Ok(out)
+    }
+
+    /// Keeps what another read of this request fetched (the memory sync reads both).
+    pub fn remember(&self, npcid: &str, npc: Option<Npc>, profile: Profile) {
+        self.npcs.borrow_mut().insert(npcid.to_string(), npc);
+        self.profiles
+            .borrow_mut()
+            .insert(npcid.to_string(), profile);
+    }
+}
+
+impl Profile {
+    /// The four reads of a profile, for a batch.
+    pub fn statements(db: &D1Database, npcid: &str) -> PortResult<Vec<D1PreparedStatement>> {
+        let id = [text(npcid)];
+        Ok(vec![
+            statement(
+                db,
+                "SELECT key, value FROM pkg_fields WHERE npcid = ?1 ORDER BY position, key",
+                &id,
+            )?,
+            statement(
+                db,
+                "SELECT id, name, alias, title, remark FROM entities WHERE npcid = ?1 \
+                 ORDER BY num, id",
+                &id,
+            )?,
+            statement(db, "SELECT diary_prior FROM npcs WHERE npcid = ?1", &id)?,
+            statement(
+                db,
+                "SELECT date, summary FROM diary_dailies WHERE npcid = ?1 ORDER BY date",
+                &id,
+            )?,
+        ])
+    }
+
+    /// The profile from the results of [`Profile::statements`], in order.
+    pub fn from_results(results: &[D1Result]) -> PortResult<Profile> {
+        Ok(Profile {
             pkg: results[0]
                 .results::<PkgRow>()
                 .map_err(backend)?
@@ -120,11 +145,6 @@ impl ReadAhead {
                 .map(|p| p.diary_prior)
                 .unwrap_or_default(),
             dailies: results[3].results::<DiaryEntry>().map_err(backend)?,
-        };
-        let out = pick(&profile);
-        self.profiles
-            .borrow_mut()
-            .insert(npcid.to_string(), profile);
-        Ok(out)
+        })
     }
 }

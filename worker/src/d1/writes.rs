@@ -18,16 +18,22 @@ use worker::{D1Database, D1PreparedStatement};
 
 /// Tables that hold rows of an NPC and go when it is deleted. Vector rows belong to the
 /// vector index (its `delete_npc`).
-const NPC_TABLES: [&str; 8] = [
+const NPC_TABLES: [&str; 9] = [
     "pkg_fields",
     "entities",
     "diary_dailies",
     "turns",
     "memories",
+    // After `memories`: its delete trigger leaves tombstones, which go too.
+    "memory_tombstones",
     "tokens",
     "leases",
     "npcs",
 ];
+
+/// The version the commit will have when it lands (its bump is the last statement), stamped
+/// on every memory row it writes so isolates can catch up by `rev` (migration 0002).
+const NEXT_VERSION: &str = "(SELECT version FROM npcs WHERE npcid = ?1) + 1";
 
 /// Whether the NPC exists at a point of the batch: known from an earlier write of the
 /// batch, or only from the database.
@@ -106,8 +112,8 @@ fn push_write(
     match write {
         Write::PutNpc(npc) => push(
             "INSERT INTO npcs (npcid, display_name, created_at, voice_registered, \
-             face_registered, settings, next_entity_seq, watermark) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) \
+             face_registered, settings, next_entity_seq, watermark, incarnation) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, lower(hex(randomblob(8)))) \
              ON CONFLICT (npcid) DO UPDATE SET display_name = excluded.display_name, \
              created_at = excluded.created_at, voice_registered = excluded.voice_registered, \
              face_registered = excluded.face_registered, settings = excluded.settings, \
@@ -196,12 +202,13 @@ fn push_write(
         Write::PutMemory { memory: m } => {
             let doc = lexical_document(m);
             push(
-                "INSERT INTO memories (npcid, id, collection, type, summary, keywords, \
+                &format!(
+                    "INSERT INTO memories (npcid, id, collection, type, summary, keywords, \
                  confidence, importance, source, created_at, updated_at, last_accessed_at, \
                  access_count, encounter_count, event_time, expires_at, sensitive, \
-                 superseded_by, emotion, context, lex, lex_ctx, lex_len) VALUES (?1, ?2, ?3, ?4, \
-                 ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, \
-                 ?22, ?23) \
+                 superseded_by, emotion, context, lex, lex_ctx, lex_len, rev) VALUES (?1, ?2, ?3, \
+                 ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, \
+                 ?21, ?22, ?23, {NEXT_VERSION}) \
                  ON CONFLICT (npcid, id) DO UPDATE SET collection = excluded.collection, \
                  type = excluded.type, summary = excluded.summary, \
                  keywords = excluded.keywords, confidence = excluded.confidence, \
@@ -213,7 +220,8 @@ fn push_write(
                  event_time = excluded.event_time, expires_at = excluded.expires_at, \
                  sensitive = excluded.sensitive, superseded_by = excluded.superseded_by, \
                  emotion = excluded.emotion, context = excluded.context, lex = excluded.lex, \
-                 lex_ctx = excluded.lex_ctx, lex_len = excluded.lex_len",
+                 lex_ctx = excluded.lex_ctx, lex_len = excluded.lex_len, rev = excluded.rev"
+                ),
                 vec![
                     id,
                     text(&m.id),
@@ -253,8 +261,8 @@ fn push_write(
                 push(
                     &format!(
                         "UPDATE memories SET access_count = access_count + 1, \
-                         last_accessed_at = ?2, importance = importance + (1 - importance) * 0.05 \
-                         WHERE npcid = ?1 AND id IN ({})",
+                         last_accessed_at = ?2, importance = importance + (1 - importance) * 0.05, \
+                         rev = {NEXT_VERSION} WHERE npcid = ?1 AND id IN ({})",
                         placeholders(3, chunk.len())
                     ),
                     params,

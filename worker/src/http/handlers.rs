@@ -181,6 +181,7 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
             retrieve(&app, None, parsed).await
         }
         Op::StoreSuite => ok_json(&test_hooks::store_suite(&app).await),
+        Op::MemorySync => ok_json(&test_hooks::memory_sync(&app).await),
         Op::VectorSuite => ok_json(&test_hooks::vector_suite(&app).await),
         Op::FetchProbe => {
             let probe: test_hooks::FetchProbe = body::json(&mut req, API_LIMIT).await?;

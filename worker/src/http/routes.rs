@@ -47,6 +47,7 @@ pub enum Op {
     MemoryRetrieval,
     FakeRetrieval,
     StoreSuite,
+    MemorySync,
     VectorSuite,
     FetchProbe,
 }
@@ -222,6 +223,8 @@ pub static ROUTES: &[Route] = &[
     // ---- test hooks (HIPPO_TEST_HOOKS=1 only) ----
     route!(Post "/__test/store-suite" => StoreSuite, TestHook,
         "Run the core's backend suite against D1", req: None, resp: "Ok"),
+    route!(Post "/__test/memory-sync" => MemorySync, TestHook,
+        "Check isolates' copies of memories against SQL", req: None, resp: "Ok"),
     route!(Post "/__test/vector-suite" => VectorSuite, TestHook,
         "Exercise the configured vector index", req: None, resp: "Ok"),
     route!(Post "/__test/fetch" => FetchProbe, TestHook,

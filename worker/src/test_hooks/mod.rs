@@ -1,7 +1,10 @@
 //! Test-only routes (`HIPPO_TEST_HOOKS=1`): they run Rust-side suites inside the real Worker
 //! so the Node tests can assert on real bindings (D1 in Miniflare, a stand-in Vectorize).
 
+mod memory_sync;
+
 use crate::app::App;
+use crate::d1::D1Store;
 use crate::net::fetch::FetchClient;
 use hippo::error::PortError;
 use hippo::memory::{Collection, MemoryType};
@@ -32,10 +35,33 @@ fn run_prefix(kind: &str) -> String {
     )
 }
 
-/// The core's backend suite against the Worker's store (D1).
+/// The core's backend suite against the Worker's store (D1): as the routes run it (memories
+/// read through the isolate's copy), and with every memory read in SQL.
 pub async fn store_suite(app: &App) -> Value {
     let store = app.hippo.ports().store.clone();
-    report(run_store_suite(&*store, &run_prefix("s")).await)
+    let mut cases: Vec<(String, Result<(), String>)> = Vec::new();
+    for (name, result) in run_store_suite(&*store, &run_prefix("s")).await {
+        cases.push((format!("cached/{name}"), result));
+    }
+    match app.db() {
+        Ok(db) => {
+            let sql_only = D1Store::with_memory_cache(db, None);
+            for (name, result) in run_store_suite(&sql_only, &run_prefix("s")).await {
+                cases.push((format!("sql/{name}"), result));
+            }
+        }
+        Err(err) => cases.push(("sql".into(), Err(err.message))),
+    }
+    report(cases)
+}
+
+/// Isolates' copies of memories against SQL, across writes of other isolates.
+pub async fn memory_sync(app: &App) -> Value {
+    let cases = match app.db() {
+        Ok(db) => memory_sync::run(db, &run_prefix("m")).await,
+        Err(err) => vec![("setup".into(), Err(err.message))],
+    };
+    report(cases)
 }
 
 fn item(id: &str, collection: Collection, memory_type: MemoryType, values: [f32; 4]) -> VectorItem {

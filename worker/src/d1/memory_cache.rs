@@ -1,0 +1,309 @@
+//! An isolate's copy of NPCs' memories, caught up with D1 by one delta read per request.
+//!
+//! Over D1 alone a retrieval runs an FTS query, term statistics and a read of ~150 memory
+//! rows, every time. With a copy in the isolate, a request reads only what changed since the
+//! copy's version: memory rows and tombstones stamped with a `rev` above it (migration 0002),
+//! in the same batch (one transaction) as the NPC's version and incarnation. The copy is the
+//! core's in-memory store, so lexical search and term statistics are the reference ones.
+//!
+//! Safe across isolates: nothing is served without that read, so a request sees every commit
+//! that landed before it began, whichever isolate made it; a copy never moves backwards.
+//! Bounded: an isolate keeps at most [`CAPACITY`] memories (least recently used NPCs go
+//! first); an NPC bigger than that is served by SQL.
+
+use futures_util::FutureExt;
+use hippo::memory::Memory;
+use hippo::npc::Npc;
+use hippo::ports::{PortResult, Store, Write, WriteBatch};
+use hippo::store::MemoryStore;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// Memories one isolate keeps (about 1 KiB each with their lexical postings).
+pub const CAPACITY: usize = 40_000;
+
+/// Where a copy stands: the NPC's incarnation and the version the copy reflects.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Position {
+    pub incarnation: String,
+    pub version: i64,
+}
+
+/// What one sync read returned.
+pub struct Delta {
+    /// The NPC as of the read (its version is where the copy will stand).
+    pub npc: Npc,
+    pub position: Position,
+    /// How many memories the NPC has.
+    pub count: usize,
+    /// Rows written since the position asked for, in creation order.
+    pub rows: Vec<Memory>,
+    /// Ids deleted since the position asked for.
+    pub tombstones: Vec<String>,
+}
+
+struct Entry {
+    position: Position,
+    store: Rc<MemoryStore>,
+    count: usize,
+    last_used: u64,
+}
+
+/// The copies of one isolate (or of a test's simulated isolate).
+pub struct MemoryCache {
+    capacity: usize,
+    entries: HashMap<String, Entry>,
+    ticks: u64,
+}
+
+/// The outcome of [`MemoryCache::apply`].
+pub enum Applied {
+    /// Serve reads from this store.
+    Serve(Rc<MemoryStore>),
+    /// The NPC is bigger than the cache: serve reads from SQL.
+    TooBig,
+    /// The delta was read from a position of another incarnation: read everything.
+    NeedsFullRead,
+}
+
+thread_local! {
+    static ISOLATE: Rc<RefCell<MemoryCache>> = Rc::new(RefCell::new(MemoryCache::new(CAPACITY)));
+}
+
+/// This isolate's cache.
+pub fn isolate() -> Rc<RefCell<MemoryCache>> {
+    ISOLATE.with(Rc::clone)
+}
+
+impl MemoryCache {
+    pub fn new(capacity: usize) -> Self {
+        MemoryCache {
+            capacity,
+            entries: HashMap::new(),
+            ticks: 0,
+        }
+    }
+
+    /// The position to read a delta from, `None` for a full read.
+    pub fn position(&self, npcid: &str) -> Option<Position> {
+        self.entries.get(npcid).map(|e| e.position.clone())
+    }
+
+    pub fn forget(&mut self, npcid: &str) {
+        self.entries.remove(npcid);
+    }
+
+    /// Memories held, over every NPC.
+    pub fn held(&self) -> usize {
+        self.entries.values().map(|e| e.count).sum()
+    }
+
+    /// Brings the copy of `npcid` to the delta's position. `since` is the position the delta
+    /// was read from (`None`: a full read).
+    pub fn apply(
+        &mut self,
+        npcid: &str,
+        since: Option<&Position>,
+        delta: Delta,
+    ) -> PortResult<Applied> {
+        self.ticks += 1;
+        if delta.count > self.capacity {
+            self.forget(npcid);
+            return Ok(Applied::TooBig);
+        }
+        let current = self.entries.get(npcid).map(|e| e.position.clone());
+        let fresh_copy = match (since, &current) {
+            (None, _) => true,
+            (Some(since), Some(current)) if since.incarnation == current.incarnation => {
+                if since.incarnation != delta.position.incarnation {
+                    return Ok(Applied::NeedsFullRead);
+                }
+                false
+            }
+            // The copy was replaced or dropped while this delta was read.
+            (Some(_), _) => return Ok(Applied::NeedsFullRead),
+        };
+        if fresh_copy {
+            let store = Rc::new(MemoryStore::new());
+            commit_now(&store, npcid, one(Write::PutNpc(delta.npc.clone())))?;
+            self.entries.insert(
+                npcid.to_string(),
+                Entry {
+                    position: Position {
+                        incarnation: delta.position.incarnation.clone(),
+                        version: i64::MIN,
+                    },
+                    store,
+                    count: 0,
+                    last_used: 0,
+                },
+            );
+        }
+        let entry = self.entries.get_mut(npcid).expect("inserted above");
+        // Another request of this isolate may have brought the copy further already: a delta
+        // is applied only if it moves the copy forward (rows are whole, so re-applying the
+        // part of it the copy already has is harmless).
+        if delta.position.version > entry.position.version {
+            let mut batch = WriteBatch::new();
+            // Tombstones first: a deleted-then-recreated memory comes back at the end, as
+            // its new row does in D1's creation order.
+            for id in delta.tombstones {
+                batch.push(Write::DeleteMemory { id });
+            }
+            for memory in delta.rows {
+                batch.push(Write::PutMemory { memory });
+            }
+            if !batch.is_empty() {
+                commit_now(&entry.store, npcid, batch)?;
+            }
+            entry.position = delta.position;
+            entry.count = delta.count;
+        }
+        entry.last_used = self.ticks;
+        let store = entry.store.clone();
+        self.evict_beyond_capacity(npcid);
+        Ok(Applied::Serve(store))
+    }
+
+    /// Drops the least recently used copies (never `keep`) until the cache fits.
+    fn evict_beyond_capacity(&mut self, keep: &str) {
+        while self.held() > self.capacity {
+            let Some(oldest) = self
+                .entries
+                .iter()
+                .filter(|(id, _)| id.as_str() != keep)
+                .min_by_key(|(_, e)| e.last_used)
+                .map(|(id, _)| id.clone())
+            else {
+                return;
+            };
+            self.entries.remove(&oldest);
+        }
+    }
+}
+
+/// The in-memory store's commit never waits: run it to completion here, so no borrow of the
+/// cache is held across an await.
+fn commit_now(store: &MemoryStore, npcid: &str, batch: WriteBatch) -> PortResult<()> {
+    store
+        .commit(npcid, batch)
+        .now_or_never()
+        .expect("the in-memory store commits without waiting")
+}
+
+fn one(write: Write) -> WriteBatch {
+    let mut batch = WriteBatch::new();
+    batch.push(write);
+    batch
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hippo::memory::MemoryType;
+    use hippo::ports::MemoryFilter;
+    use hippo::time::Timestamp;
+
+    fn delta(incarnation: &str, version: i64, count: usize, rows: &[(&str, &str)]) -> Delta {
+        Delta {
+            npc: Npc::new("n", Timestamp(0)),
+            position: Position {
+                incarnation: incarnation.into(),
+                version,
+            },
+            count,
+            rows: rows
+                .iter()
+                .map(|(id, text)| Memory::new(*id, MemoryType::Other, *text, Timestamp(0)))
+                .collect(),
+            tombstones: Vec::new(),
+        }
+    }
+
+    fn served(applied: Applied) -> Rc<MemoryStore> {
+        match applied {
+            Applied::Serve(store) => store,
+            Applied::TooBig => panic!("too big"),
+            Applied::NeedsFullRead => panic!("needs a full read"),
+        }
+    }
+
+    fn summaries(store: &MemoryStore) -> Vec<String> {
+        store
+            .memories("n", &MemoryFilter::default())
+            .now_or_never()
+            .unwrap()
+            .unwrap()
+            .into_iter()
+            .map(|m| m.summary)
+            .collect()
+    }
+
+    #[test]
+    fn deltas_move_a_copy_forward_never_back() {
+        let mut cache = MemoryCache::new(10);
+        let full = delta("i1", 3, 2, &[("a", "one"), ("b", "two")]);
+        served(cache.apply("n", None, full).unwrap());
+        let at3 = cache.position("n").unwrap();
+        assert_eq!(at3.version, 3);
+        let mut newer = delta("i1", 5, 2, &[("b", "TWO")]);
+        newer.tombstones = vec!["a".into()];
+        newer
+            .rows
+            .push(Memory::new("c", MemoryType::Other, "three", Timestamp(0)));
+        let store = served(cache.apply("n", Some(&at3), newer).unwrap());
+        assert_eq!(summaries(&store), ["TWO", "three"]);
+        // A slower request's delta from version 3, read before version 5 landed: ignored.
+        let stale = delta("i1", 4, 2, &[("b", "two again")]);
+        let store = served(cache.apply("n", Some(&at3), stale).unwrap());
+        assert_eq!(summaries(&store), ["TWO", "three"]);
+        assert_eq!(cache.position("n").unwrap().version, 5);
+    }
+
+    #[test]
+    fn another_incarnation_needs_a_full_read() {
+        let mut cache = MemoryCache::new(10);
+        served(
+            cache
+                .apply("n", None, delta("i1", 9, 1, &[("a", "old")]))
+                .unwrap(),
+        );
+        let at9 = cache.position("n").unwrap();
+        let recreated = delta("i2", 12, 1, &[("z", "new")]);
+        assert!(matches!(
+            cache.apply("n", Some(&at9), recreated),
+            Ok(Applied::NeedsFullRead)
+        ));
+        let store = served(
+            cache
+                .apply("n", None, delta("i2", 12, 1, &[("z", "new")]))
+                .unwrap(),
+        );
+        assert_eq!(summaries(&store), ["new"]);
+    }
+
+    #[test]
+    fn capacity_bounds_the_copies() {
+        let mut cache = MemoryCache::new(3);
+        assert!(matches!(
+            cache.apply("n", None, delta("i", 1, 4, &[])),
+            Ok(Applied::TooBig)
+        ));
+        assert_eq!(cache.held(), 0);
+        served(
+            cache
+                .apply("x", None, delta("i", 1, 2, &[("x1", "x"), ("x2", "x")]))
+                .unwrap(),
+        );
+        served(
+            cache
+                .apply("y", None, delta("i", 1, 2, &[("y1", "y"), ("y2", "y")]))
+                .unwrap(),
+        );
+        // x was used least recently and goes; y stays.
+        assert!(cache.position("x").is_none());
+        assert!(cache.position("y").is_some());
+        assert_eq!(cache.held(), 2);
+    }
+}

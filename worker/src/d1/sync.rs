@@ -1,0 +1,102 @@
+//! The one read that brings an isolate's copy of an NPC's memories up to date
+//! ([`memory_cache`](super::memory_cache)): the NPC, its incarnation and memory count, the
+//! memory rows and tombstones stamped after the copy's version, and the NPC's profile (which
+//! retrieval reads next), all in one batch, so they describe one version of the NPC.
+
+use super::bind::*;
+use super::memory_cache::{Delta, Position};
+use super::profile::Profile;
+use super::rows::*;
+use hippo::ports::PortResult;
+use serde::Deserialize;
+use worker::D1Database;
+
+#[derive(Deserialize)]
+struct Head {
+    incarnation: String,
+    memory_count: i64,
+}
+
+#[derive(Deserialize)]
+struct Tombstone {
+    id: String,
+}
+
+/// The delta since `since` (everything when `None`) and the profile; no delta when the NPC
+/// does not exist.
+pub async fn read(
+    db: &D1Database,
+    npcid: &str,
+    since: Option<&Position>,
+) -> PortResult<(Option<Delta>, Profile)> {
+    let id = text(npcid);
+    // A full read needs no tombstones: nothing to delete from an empty copy.
+    let rows_since = since.map_or(-1, |p| p.version);
+    let tombstones_since = since.map_or(i64::MAX, |p| p.version);
+    let mut statements = vec![
+        statement(
+            db,
+            &format!("SELECT {NPC_COLUMNS} FROM npcs WHERE npcid = ?1"),
+            std::slice::from_ref(&id),
+        )?,
+        statement(
+            db,
+            "SELECT incarnation, (SELECT COUNT(*) FROM memories WHERE npcid = ?1) AS memory_count \
+             FROM npcs WHERE npcid = ?1",
+            std::slice::from_ref(&id),
+        )?,
+        statement(
+            db,
+            &format!(
+                "SELECT {MEMORY_JSON} FROM memories WHERE npcid = ?1 AND rev > ?2 ORDER BY rid"
+            ),
+            &[id.clone(), int(rows_since)],
+        )?,
+        statement(
+            db,
+            "SELECT id FROM memory_tombstones WHERE npcid = ?1 AND rev > ?2",
+            &[id, int(tombstones_since)],
+        )?,
+    ];
+    statements.extend(Profile::statements(db, npcid)?);
+    let results = db.batch(statements).await.map_err(backend)?;
+    if let Some(err) = results.iter().find_map(|r| r.error()) {
+        return Err(classify(&err));
+    }
+    let profile = Profile::from_results(&results[4..])?;
+    let Some(npc) = results[0].results::<NpcRow>().map_err(backend)?.pop() else {
+        return Ok((None, profile));
+    };
+    let npc = npc.into_npc()?;
+    let head = results[1]
+        .results::<Head>()
+        .map_err(backend)?
+        .pop()
+        .ok_or_else(|| hippo::error::PortError::Backend("NPC row vanished in a batch".into()))?;
+    let rows = results[2]
+        .results::<MemoryJsonRow>()
+        .map_err(backend)?
+        .into_iter()
+        .map(MemoryRow::from_json)
+        .collect::<PortResult<Vec<_>>>()?;
+    let tombstones = results[3]
+        .results::<Tombstone>()
+        .map_err(backend)?
+        .into_iter()
+        .map(|t| t.id)
+        .collect();
+    let position = Position {
+        incarnation: head.incarnation,
+        version: npc.version as i64,
+    };
+    Ok((
+        Some(Delta {
+            npc,
+            position,
+            count: head.memory_count.max(0) as usize,
+            rows,
+            tombstones,
+        }),
+        profile,
+    ))
+}
