@@ -159,6 +159,12 @@ pub struct CorpusStats {
 /// The source of truth for everything of every NPC.
 #[async_trait(?Send)]
 pub trait Store {
+    /// A hint: the caller is about to read the NPC's record, profile and memories (a
+    /// retrieval). A backend with costly round trips may fetch them together now; the reads
+    /// that follow must still answer as if this was never called.
+    async fn read_ahead_for_retrieval(&self, _npcid: &str) -> PortResult<()> {
+        Ok(())
+    }
     async fn npc(&self, npcid: &str) -> PortResult<Option<Npc>>;
     /// NPCs ordered by npcid, strictly after `after`.
     async fn list_npcs(&self, after: Option<&str>, limit: usize) -> PortResult<Vec<Npc>>;

@@ -117,8 +117,10 @@ impl Hippo {
     }
 
     async fn ranked(&self, npcid: &str, r: &Retrieval) -> Result<Vec<Ranked>> {
-        let npc = self.require_npc(npcid).await?;
         let store = &self.ports.store;
+        crate::ids::validate_npcid(npcid)?;
+        store.read_ahead_for_retrieval(npcid).await?;
+        let npc = self.require_npc(npcid).await?;
         let now = self.now();
         let today = now.date();
         let time_range = r

@@ -31,7 +31,7 @@
 
 use super::lexical::{bm25_term, idf, CONTEXT_WEIGHT, KEYWORD_BOOST};
 use super::timeparse::DateRange;
-use super::tokenize::{tokenize, tokenize_query};
+use super::tokenize::{tokenize, tokenize_memo, tokenize_query};
 use crate::memory::MemoryType;
 use crate::ports::CorpusStats;
 use crate::time::Timestamp;
@@ -192,13 +192,13 @@ impl Analysis {
             len: 0.0,
             proximity: 0.0,
         };
-        let summary = tokenize(&c.summary);
+        let summary = tokenize_memo(&c.summary);
         a.add_field(&summary, 1.0, &position, false);
         for keyword in &c.keywords {
-            a.add_field(&tokenize(keyword), KEYWORD_BOOST, &position, true);
+            a.add_field(&tokenize_memo(keyword), KEYWORD_BOOST, &position, true);
         }
         if !c.context.is_empty() {
-            a.add_field(&tokenize(&c.context), CONTEXT_WEIGHT, &position, false);
+            a.add_field(&tokenize_memo(&c.context), CONTEXT_WEIGHT, &position, false);
         }
         a.proximity = proximity(pairs, &summary);
         a

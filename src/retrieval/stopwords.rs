@@ -185,9 +185,13 @@ const ENGLISH: &[&str] = &[
     "yourselves",
 ];
 
-/// Single CJK characters dropped as unigrams.
-const CHINESE_CHARS: &str =
-    "的了是在和与及也都就吗呢吧啊呀哦嘛着过把被让给很又还而之其这那个们我你您他她它咱有么";
+/// Single CJK characters dropped as unigrams, sorted for binary search (a `&str` search would
+/// run a substring searcher for every CJK character tokenized).
+const CHINESE_CHARS: &[char] = &[
+    '与', '个', '么', '之', '也', '了', '他', '们', '你', '其', '又', '及', '吗', '吧', '呀', '呢',
+    '和', '咱', '哦', '啊', '嘛', '在', '她', '它', '就', '很', '您', '我', '把', '是', '有', '的',
+    '着', '给', '而', '被', '让', '过', '还', '这', '那', '都',
+];
 
 /// CJK bigrams dropped (pronouns, question words, connectives).
 const CHINESE_BIGRAMS: &[&str] = &[
@@ -200,7 +204,7 @@ pub fn is_english_stopword(word: &str) -> bool {
 }
 
 pub fn is_chinese_stop_char(c: char) -> bool {
-    CHINESE_CHARS.contains(c)
+    CHINESE_CHARS.binary_search(&c).is_ok()
 }
 
 pub fn is_chinese_stop_bigram(a: char, b: char) -> bool {
@@ -219,6 +223,7 @@ mod tests {
     fn lists_are_sorted_for_binary_search() {
         assert!(ENGLISH.windows(2).all(|w| w[0] < w[1]));
         assert!(CHINESE_BIGRAMS.windows(2).all(|w| w[0] < w[1]));
+        assert!(CHINESE_CHARS.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]
@@ -227,6 +232,7 @@ mod tests {
         assert!(is_english_stopword("don't"));
         assert!(!is_english_stopword("book"));
         assert!(is_chinese_stop_char('的'));
+        assert!(is_chinese_stop_char('么') && is_chinese_stop_char('与'));
         assert!(!is_chinese_stop_char('书'));
         assert!(is_chinese_stop_bigram('什', '么'));
         assert!(!is_chinese_stop_bigram('喜', '欢'));

@@ -8,7 +8,7 @@
 //! - clock: `Date.now()`.
 
 use crate::config::{Config, EmbedChoice, LlmChoice};
-use crate::d1::{D1Store, D1VectorIndex, Db};
+use crate::d1::{D1Store, D1VectorIndex, Db, VectorGenerations};
 use crate::http::error::HttpError;
 use crate::net::embed::{OpenAiEmbedder, WorkersAiEmbedder};
 use crate::net::fetch::{FetchClient, RetryOnce};
@@ -58,9 +58,14 @@ impl App {
         // The chat client retries by itself; the embedders get the retrying client.
         let http: Rc<dyn HttpClient> = Rc::new(FetchClient);
         let retrying_http: Rc<dyn HttpClient> = Rc::new(RetryOnce::new(FetchClient));
+        let mut store = D1Store::new(db.clone());
         let vectors: Rc<dyn VectorIndex> = match Vectorize::from_env(env, VECTORS_BINDING) {
             Some(vectorize) => Rc::new(VectorizeIndex::new(vectorize, db.clone())),
-            None => Rc::new(D1VectorIndex::new(db.clone())),
+            None => {
+                let generations = VectorGenerations::default();
+                store = store.sharing_vector_generations(generations.clone());
+                Rc::new(D1VectorIndex::with_read_ahead(db.clone(), generations))
+            }
         };
         let ai = || {
             WorkersAi::from_env(env, AI_BINDING)
@@ -96,7 +101,7 @@ impl App {
             Some(LlmChoice::WorkersAi { model }) => Some(Rc::new(WorkersAiLlm::new(ai()?, model))),
         };
         let ports = Ports {
-            store: Rc::new(D1Store::new(db)),
+            store: Rc::new(store),
             vectors,
             embedder,
             llm,

@@ -12,7 +12,7 @@ mod vectors;
 mod writes;
 
 pub use memory_cache::MemoryCache;
-pub use vectors::D1VectorIndex;
+pub use vectors::{D1VectorIndex, VectorGenerations};
 
 use async_trait::async_trait;
 use bind::*;
@@ -47,6 +47,8 @@ pub struct D1Store {
     memory_cache: Option<Rc<RefCell<MemoryCache>>>,
     /// The copies this request brought up to date (`None`: the NPC is served by SQL).
     synced: RefCell<HashMap<String, Option<Rc<MemoryStore>>>>,
+    /// Where the retrieval read leaves the D1 vector index's generation, if that index runs.
+    vector_read_ahead: Option<VectorGenerations>,
 }
 
 impl D1Store {
@@ -62,7 +64,14 @@ impl D1Store {
             read_ahead: profile::ReadAhead::default(),
             memory_cache,
             synced: RefCell::new(HashMap::new()),
+            vector_read_ahead: None,
         }
+    }
+
+    /// Makes the retrieval read also fetch the vector generation for `index`'s request.
+    pub fn sharing_vector_generations(mut self, read_ahead: VectorGenerations) -> Self {
+        self.vector_read_ahead = Some(read_ahead);
+        self
     }
 
     /// The copy of `npcid`'s memories to serve this request's reads from, brought up to date
@@ -78,9 +87,21 @@ impl D1Store {
         // At most two reads: a delta, then a full read if the NPC was re-created meanwhile.
         let mut view = None;
         for _ in 0..2 {
-            let (delta, profile) = sync::read(&self.db, npcid, since.as_ref()).await?;
+            let read = sync::read(
+                &self.db,
+                npcid,
+                since.as_ref(),
+                self.vector_read_ahead.is_some(),
+            )
+            .await?;
+            if let (Some(ahead), Some(generation)) =
+                (&self.vector_read_ahead, read.vector_generation)
+            {
+                ahead.borrow_mut().insert(npcid.to_string(), generation);
+            }
+            let delta = read.delta;
             self.read_ahead
-                .remember(npcid, delta.as_ref().map(|d| d.npc.clone()), profile);
+                .remember(npcid, delta.as_ref().map(|d| d.npc.clone()), read.profile);
             let Some(delta) = delta else {
                 // No such NPC: SQL answers (with nothing), and the copy goes.
                 cache.borrow_mut().forget(npcid);
@@ -203,6 +224,11 @@ const DF_TERMS_PER_STATEMENT: usize = 50;
 
 #[async_trait(?Send)]
 impl Store for D1Store {
+    /// The NPC, its profile, its memories' delta (and the vector generation) in one batch.
+    async fn read_ahead_for_retrieval(&self, npcid: &str) -> PortResult<()> {
+        self.memory_view(npcid).await.map(|_| ())
+    }
+
     async fn npc(&self, npcid: &str) -> PortResult<Option<Npc>> {
         self.read_ahead.npc(&self.db, npcid).await
     }

@@ -7,9 +7,10 @@ use super::bind::*;
 use super::memory_cache::{Delta, Position};
 use super::profile::Profile;
 use super::rows::*;
+use super::vectors::generation_statement;
+use super::Db;
 use hippo::ports::PortResult;
 use serde::Deserialize;
-use worker::D1Database;
 
 #[derive(Deserialize)]
 struct Head {
@@ -22,13 +23,28 @@ struct Tombstone {
     id: String,
 }
 
-/// The delta since `since` (everything when `None`) and the profile; no delta when the NPC
-/// does not exist.
+#[derive(Deserialize)]
+struct Generation {
+    gen: i64,
+}
+
+/// What one sync read returned.
+pub struct SyncRead {
+    /// `None` when the NPC does not exist.
+    pub delta: Option<Delta>,
+    pub profile: Profile,
+    /// The D1 vector index's generation of the NPC, when asked for.
+    pub vector_generation: Option<i64>,
+}
+
+/// The delta since `since` (everything when `None`), the profile, and if asked the vector
+/// generation.
 pub async fn read(
-    db: &D1Database,
+    db: &Db,
     npcid: &str,
     since: Option<&Position>,
-) -> PortResult<(Option<Delta>, Profile)> {
+    with_vector_generation: bool,
+) -> PortResult<SyncRead> {
     let id = text(npcid);
     // A full read needs no tombstones: nothing to delete from an empty copy.
     let rows_since = since.map_or(-1, |p| p.version);
@@ -59,13 +75,28 @@ pub async fn read(
         )?,
     ];
     statements.extend(Profile::statements(db, npcid)?);
+    if with_vector_generation {
+        statements.push(generation_statement(db, npcid)?);
+    }
     let results = db.batch(statements).await.map_err(backend)?;
     if let Some(err) = results.iter().find_map(|r| r.error()) {
         return Err(classify(&err));
     }
-    let profile = Profile::from_results(&results[4..])?;
+    let profile = Profile::from_results(&results[4..8])?;
+    let vector_generation = match results.get(8) {
+        Some(result) => result
+            .results::<Generation>()
+            .map_err(backend)?
+            .pop()
+            .map(|g| g.gen),
+        None => None,
+    };
     let Some(npc) = results[0].results::<NpcRow>().map_err(backend)?.pop() else {
-        return Ok((None, profile));
+        return Ok(SyncRead {
+            delta: None,
+            profile,
+            vector_generation,
+        });
     };
     let npc = npc.into_npc()?;
     let head = results[1]
@@ -89,8 +120,8 @@ pub async fn read(
         incarnation: head.incarnation,
         version: npc.version as i64,
     };
-    Ok((
-        Some(Delta {
+    Ok(SyncRead {
+        delta: Some(Delta {
             npc,
             position,
             count: head.memory_count.max(0) as usize,
@@ -98,5 +129,6 @@ pub async fn read(
             tombstones,
         }),
         profile,
-    ))
+        vector_generation,
+    })
 }
