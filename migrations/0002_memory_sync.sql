@@ -25,3 +25,15 @@ CREATE TRIGGER memories_tombstone AFTER DELETE ON memories BEGIN
   INSERT OR REPLACE INTO memory_tombstones (npcid, id, rev)
   VALUES (old.npcid, old.id, COALESCE((SELECT version FROM npcs WHERE npcid = old.npcid), 0) + 1);
 END;
+
+-- Writes from outside Hippo's commits (an operator's SQL, a repair script) are stamped too,
+-- so warm isolates still see them. Hippo's own statements set `rev` themselves, which these
+-- conditions skip.
+CREATE TRIGGER memories_rev_insert AFTER INSERT ON memories WHEN new.rev = 0 BEGIN
+  UPDATE memories SET rev = COALESCE((SELECT version FROM npcs WHERE npcid = new.npcid), 0) + 1
+  WHERE rid = new.rid;
+END;
+CREATE TRIGGER memories_rev_update AFTER UPDATE ON memories WHEN new.rev = old.rev BEGIN
+  UPDATE memories SET rev = COALESCE((SELECT version FROM npcs WHERE npcid = new.npcid), 0) + 1
+  WHERE rid = new.rid;
+END;

@@ -142,9 +142,11 @@ impl MemoryCache {
         }
         let entry = self.entries.get_mut(npcid).expect("inserted above");
         // Another request of this isolate may have brought the copy further already: a delta
-        // is applied only if it moves the copy forward (rows are whole, so re-applying the
-        // part of it the copy already has is harmless).
-        if delta.position.version > entry.position.version {
+        // read at an older version is dropped. One read at the copy's own version still
+        // applies: rows edited outside Hippo's commits carry a stamp above the version without
+        // moving it (migration 0002), and come with every delta until a commit passes them.
+        // Rows are whole, so re-applying what the copy already has is harmless.
+        if delta.position.version >= entry.position.version {
             let mut batch = WriteBatch::new();
             // Tombstones first: a deleted-then-recreated memory comes back at the end, as
             // its new row does in D1's creation order.
