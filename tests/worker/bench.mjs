@@ -1,12 +1,16 @@
 // Load benchmark of the local Worker (real `wrangler dev`: workerd + local D1) on loopback:
 // memory_retrieval on an NPC with 10k memories, and PUT /api/pkg, each with 16 concurrent
 // clients for 60 s (autocannon). Not part of `make test`: run `node tests/worker/bench.mjs`.
-// Env: DURATION (s, default 60), CONNECTIONS (16), MEMORIES (10000), OUT (JSON results path),
-// STATE (keep the local D1 in this directory and reuse its loaded NPC on the next run),
-// ONLY (comma-separated subset of: retrieval, pkg16, pkg1).
+// Baselines in the same run, same clients: GET /health (no D1) and GET /api/npc/{id} (auth +
+// one D1 read), the floor of any D1-backed route on this machine. For every run it reports
+// the CPU time per request of each process of `wrangler dev` (from /proc).
+// Env: DURATION (s, default 60), BASELINE_DURATION (s, default 20), CONNECTIONS (16),
+// MEMORIES (10000), OUT (JSON results path), STATE (keep the local D1 in this directory and
+// reuse its loaded NPC on the next run), ONLY (comma-separated subset of: health, npc,
+// retrieval, pkg16, pkg1).
 import autocannon from "autocannon";
 import { spawn, execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync, statSync, readFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync, statSync, readFileSync, readdirSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -17,6 +21,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const wrangler = path.join(root, "node_modules/.bin/wrangler");
 const ADMIN = "bench-admin-token";
 const DURATION = Number(process.env.DURATION ?? 60);
+const BASELINE_DURATION = Number(process.env.BASELINE_DURATION ?? 20);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 16);
 const MEMORIES = Number(process.env.MEMORIES ?? 10_000);
 const env = { ...process.env, CI: "1", WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" };
@@ -68,12 +73,39 @@ function summarize(latencies, result) {
   };
 }
 
-async function load(base, name, opts) {
+/** CPU ticks (utime + stime) of each process in the process group `pgid`, by role. */
+function cpuTicks(pgid) {
+  const out = {};
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    let stat, cmd;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+    } catch {
+      continue;
+    }
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[2]) !== pgid) continue; // field 5: process group
+    const role = !cmd.includes("workerd")
+      ? (cmd.includes("wrangler") ? "wrangler (node)" : null)
+      : cmd.includes("--inspector-addr") ? "workerd: Hippo + local D1" : "workerd: wrangler's proxy";
+    if (role) out[role] = (out[role] ?? 0) + Number(fields[11]) + Number(fields[12]);
+  }
+  return out;
+}
+
+async function load(base, name, opts, pgid, duration = DURATION) {
   const latencies = [];
-  const instance = autocannon({ url: base, connections: CONNECTIONS, duration: DURATION, ...opts });
+  const before = cpuTicks(pgid);
+  const instance = autocannon({ url: base, connections: CONNECTIONS, duration, ...opts });
   instance.on("response", (_client, _status, _bytes, ms) => latencies.push(ms));
   const result = await instance;
+  const after = cpuTicks(pgid);
   const summary = summarize(latencies, result);
+  // Clock ticks are 10 ms on Linux: ms of CPU per request, per process.
+  summary.cpu_ms_per_request = Object.fromEntries(
+    Object.keys(after).map((k) => [k, +(((after[k] - (before[k] ?? 0)) * 10) / Math.max(1, latencies.length)).toFixed(2)]),
+  );
   console.log(name, JSON.stringify(summary));
   return summary;
 }
@@ -140,8 +172,17 @@ async function main() {
     });
     const warm = autocannon({ url: base, connections: 4, duration: 5, requests: [{ setupRequest: retrievalRequest }] });
     await warm;
+    const pgid = child.pid;
+    const health = only("health")
+      ? await load(base, "health", { requests: [{ method: "GET", path: "/health", headers: { host } }] }, pgid, BASELINE_DURATION)
+      : null;
+    const npcRead = only("npc")
+      ? await load(base, "get_npc", {
+        requests: [{ method: "GET", path: "/api/npc/bench", headers: { host, authorization: `Bearer ${ADMIN}` } }],
+      }, pgid, BASELINE_DURATION)
+      : null;
     const retrieval = only("retrieval")
-      ? await load(base, "memory_retrieval", { requests: [{ setupRequest: retrievalRequest }] })
+      ? await load(base, "memory_retrieval", { requests: [{ setupRequest: retrievalRequest }] }, pgid)
       : null;
 
     for (let c = 0; c < CONNECTIONS; c++) await admin("PUT", `/api/npc/pkg-${c}`, {});
@@ -158,7 +199,7 @@ async function main() {
           };
         },
       }],
-    });
+    }, pgid);
     const pkgOne = only("pkg1") && await load(base, "put_pkg_one_npc", {
       requests: [{
         setupRequest: () => {
@@ -171,7 +212,7 @@ async function main() {
           };
         },
       }],
-    });
+    }, pgid);
 
     const wasm = path.join(root, "worker/build/index_bg.wasm");
     const js = path.join(root, "worker/build/index.js");
@@ -186,6 +227,8 @@ async function main() {
       memories_loaded: MEMORIES,
       load_seconds: loadSeconds,
       listed_first_page: listed.count,
+      health,
+      get_npc: npcRead,
       retrieval,
       put_pkg_16_npcs: pkgSpread,
       put_pkg_one_npc: pkgOne,

@@ -10,8 +10,10 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-/// NPCs an isolate keeps (beyond this the cache starts over: simple, and bounded).
-const CACHED_NPCS: usize = 32;
+/// Vectors an isolate keeps, over all NPCs (1 KiB each at 256 dimensions). Past this the
+/// cache starts over with the NPC being read (simple, and bounded); an NPC with more vectors
+/// than this is read from D1 on every query.
+const CAPACITY: usize = 30_000;
 
 /// One NPC's vectors, scaled to unit length (cosine is then one dot product).
 #[derive(Debug, Clone, Default)]
@@ -74,9 +76,14 @@ pub fn get(npcid: &str, generation: i64) -> Option<Rc<Space>> {
 }
 
 pub fn put(npcid: &str, generation: i64, space: Rc<Space>) {
+    if space.items.len() > CAPACITY {
+        return;
+    }
     CACHE.with(|c| {
         let mut cache = c.borrow_mut();
-        if cache.len() >= CACHED_NPCS && !cache.contains_key(npcid) {
+        cache.remove(npcid);
+        let held: usize = cache.values().map(|(_, s)| s.items.len()).sum();
+        if held + space.items.len() > CAPACITY {
             cache.clear();
         }
         cache.insert(npcid.to_string(), (generation, space));
@@ -147,6 +154,23 @@ mod tests {
         s.upsert(vec![item("d", 40.0)]);
         s.delete(&["c".into()]);
         assert_eq!(ids(&s), [("b", 20.0), ("d", 40.0)]);
+    }
+
+    #[test]
+    fn the_cache_holds_at_most_capacity_vectors() {
+        let many = |n: usize| {
+            Rc::new(Space::new(
+                (0..n).map(|i| item(&i.to_string(), 1.0)).collect(),
+            ))
+        };
+        put("big", 1, many(CAPACITY + 1));
+        assert!(get("big", 1).is_none(), "bigger than the cache: not kept");
+        put("a", 1, many(CAPACITY / 2));
+        put("b", 1, many(CAPACITY / 2));
+        assert!(get("a", 1).is_some() && get("b", 1).is_some());
+        put("c", 1, many(10));
+        assert!(get("c", 1).is_some());
+        assert!(get("a", 1).is_none(), "the cache started over");
     }
 
     #[test]
