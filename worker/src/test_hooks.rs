@@ -261,3 +261,20 @@ pub async fn fetch_probe(probe: FetchProbe) -> Value {
         Err(e) => json!({ "error": "backend", "message": e.to_string(), "ms": elapsed_ms }),
     }
 }
+
+/// `GET /__test/memory`: what this isolate's wasm holds. Linear memory never shrinks, so a
+/// size that keeps growing under a steady load is a Rust-side leak (or an unbounded cache).
+pub fn memory_probe() -> Value {
+    let (npcs, items) = crate::d1::vector_cache::size();
+    json!({
+        "wasm_memory_bytes": wasm_memory_bytes(),
+        "vector_cache": { "npcs": npcs, "items": items },
+    })
+}
+
+fn wasm_memory_bytes() -> usize {
+    #[cfg(target_arch = "wasm32")]
+    return core::arch::wasm32::memory_size::<0>() * 65536;
+    #[cfg(not(target_arch = "wasm32"))]
+    return 0;
+}

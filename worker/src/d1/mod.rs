@@ -5,7 +5,7 @@ pub mod bind;
 mod lexical;
 mod profile;
 mod rows;
-mod vector_cache;
+pub(crate) mod vector_cache;
 mod vectors;
 mod writes;
 

@@ -83,6 +83,17 @@ pub fn put(npcid: &str, generation: i64, space: Rc<Space>) {
     });
 }
 
+/// How many NPCs the cache holds and how many vectors they have in all.
+pub fn size() -> (usize, usize) {
+    CACHE.with(|c| {
+        let cache = c.borrow();
+        (
+            cache.len(),
+            cache.values().map(|(_, s)| s.items.len()).sum(),
+        )
+    })
+}
+
 /// After a write that moved the generation to `new_generation`: replay `change` on the copy
 /// if the copy was exactly one behind, else forget the copy.
 pub fn after_write(npcid: &str, new_generation: i64, change: Change) {
