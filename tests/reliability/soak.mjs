@@ -3,7 +3,10 @@
 // mixed load at SOAK_CONCURRENCY (default 8) clients: memory_retrieval, PUT pkg, POST
 // conversation, POST memories, searches, reads and occasional dreams. Every acknowledged write
 // is counted and read back afterwards; any error, 5xx or lost write fails the run. Prints the
-// figures (and the workerd RSS before and after) as JSON.
+// figures as JSON, with the memory that tells a leak from garbage: the RSS of both workerd
+// processes (wrangler's proxy and the runtime), the Worker's wasm linear memory
+// (`/__test/memory`, test hooks on) and its isolate's JS heap before and after a full GC
+// (through wrangler's inspector, only when SOAK_INSPECTOR_PORT is set). SOAK_PORT pins the port.
 import { spawn, execFileSync } from "node:child_process";
 import { createServer } from "node:net";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
@@ -59,7 +62,48 @@ function workerdRss(pid) {
   return { rss_kib: rss, pids, per_process };
 }
 
-async function startWrangler(port, persist) {
+/** The Worker's wasm linear memory and vector cache, from inside its isolate. */
+async function isolateMemory(base) {
+  const res = await fetch(`${base}/__test/memory`);
+  if (!res.ok) return null;
+  const { wasm_memory_bytes, vector_cache } = await res.json();
+  return { wasm_mib: +(wasm_memory_bytes / 1048576).toFixed(2), vector_cache };
+}
+
+/**
+ * The Worker isolate's JS heap (MiB) through wrangler's inspector: as found, then after a full
+ * GC (workerd does not answer HeapProfiler.collectGarbage; a heap snapshot collects first).
+ */
+async function jsHeap(inspectorPort) {
+  if (!inspectorPort) return null;
+  let WebSocket;
+  try {
+    ({ default: WebSocket } = await import("ws")); // wrangler's and Miniflare's dependency
+  } catch {
+    return null;
+  }
+  const [target] = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
+  const ws = new WebSocket(target.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => (ws.once("open", resolve), ws.once("error", reject)));
+  let id = 0;
+  const pending = new Map();
+  ws.on("message", (m) => {
+    const d = JSON.parse(m);
+    if (pending.has(d.id)) (pending.get(d.id)(d), pending.delete(d.id));
+  });
+  const send = (method, params = {}) =>
+    new Promise((resolve) => (pending.set(++id, resolve), ws.send(JSON.stringify({ id, method, params }))));
+  const used = async () => +((await send("Runtime.getHeapUsage")).result.usedSize / 1048576).toFixed(2);
+  try {
+    const before_gc_mib = await used();
+    await send("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
+    return { before_gc_mib, after_gc_mib: await used() };
+  } finally {
+    ws.close();
+  }
+}
+
+async function startWrangler(port, inspectorPort, persist) {
   const env = { ...process.env, CI: "1", WRANGLER_SEND_METRICS: "false" };
   execFileSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], {
     cwd: root,
@@ -69,7 +113,8 @@ async function startWrangler(port, persist) {
   const child = spawn(
     "npx",
     ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persist,
-      "--var", `HIPPO_ADMIN_TOKEN:${ADMIN}`, "--show-interactive-dev-session=false"],
+      ...(inspectorPort ? ["--inspector-port", String(inspectorPort)] : []), "--var", `HIPPO_ADMIN_TOKEN:${ADMIN}`,
+      "--var", "HIPPO_TEST_HOOKS:1", "--show-interactive-dev-session=false"],
     { cwd: root, env, stdio: ["ignore", "pipe", "pipe"], detached: true },
   );
   let log = "";
@@ -93,9 +138,10 @@ function percentile(sorted, p) {
 }
 
 async function main() {
-  const port = await freePort();
+  const port = Number(process.env.SOAK_PORT ?? (await freePort()));
+  const inspectorPort = process.env.SOAK_INSPECTOR_PORT ? Number(process.env.SOAK_INSPECTOR_PORT) : null;
   const persist = mkdtempSync(path.join(tmpdir(), "hippo-soak-"));
-  const { child, base, log } = await startWrangler(port, persist);
+  const { child, base, log } = await startWrangler(port, inspectorPort, persist);
   const stats = { requests: 0, errors: [], by_op: {}, latencies: [] };
   const call = async (op, method, p, body, auth = `Bearer ${ADMIN}`) => {
     const started = performance.now();
@@ -129,6 +175,7 @@ async function main() {
       npcs.push({ npcid, token, turns: 0, pkg: new Map(), memoryIds: new Set(), sessions: 0, dreaming: false });
     }
     const rssBefore = workerdRss(child.pid);
+    const isolateBefore = { ...(await isolateMemory(base)), js_heap: await jsHeap(inspectorPort) };
     const queries = ["what does the user like", "用户喜欢什么", "where does the user live", "周末做什么", "allergic"];
     const words = ["cello", "爬山", "peanuts", "成都", "chess", "火锅", "hiking", "猫", "violin", "swimming"];
     let n = 0;
@@ -173,13 +220,20 @@ async function main() {
     // workerd RSS over the run, every SOAK_SAMPLE_SECONDS (default 30).
     const timeline = [];
     const sampler = setInterval(
-      () => timeline.push({ s: Math.round((performance.now() - loadStart) / 1000), ...workerdRss(child.pid).per_process }),
+      async () =>
+        timeline.push({
+          s: Math.round((performance.now() - loadStart) / 1000),
+          ...workerdRss(child.pid).per_process,
+          wasm_mib: (await isolateMemory(base))?.wasm_mib,
+        }),
       Number(process.env.SOAK_SAMPLE_SECONDS ?? 30) * 1000,
     );
     await Promise.all(Array.from({ length: CONCURRENCY }, client));
     clearInterval(sampler);
     const loadSeconds = (performance.now() - loadStart) / 1000;
     const rssAfter = workerdRss(child.pid);
+    const isolateAfter = { ...(await isolateMemory(base)), js_heap: await jsHeap(inspectorPort) };
+    const rssAfterGc = workerdRss(child.pid);
 
     // Read back every acknowledged write.
     const lost = [];
@@ -221,8 +275,12 @@ async function main() {
         at_start: rssStart.per_process,
         before_load: rssBefore.per_process,
         after_load: rssAfter.per_process,
+        after_load_and_gc: rssAfterGc.per_process,
         timeline,
       },
+      // The Worker's own memory: flat wasm and a flat JS heap after GC mean the RSS growth is
+      // garbage not yet collected and the local tooling (docs/SECURITY.md, "About the RSS growth").
+      worker_isolate: { before_load: isolateBefore, after_load: isolateAfter },
       ops,
     };
     console.log(JSON.stringify(summary, null, 2));

@@ -94,6 +94,11 @@ impl MemoryCache {
         self.entries.remove(npcid);
     }
 
+    /// NPCs with a copy.
+    pub fn npcs(&self) -> usize {
+        self.entries.len()
+    }
+
     /// Memories held, over every NPC.
     pub fn held(&self) -> usize {
         self.entries.values().map(|e| e.count).sum()

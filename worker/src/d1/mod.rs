@@ -7,7 +7,7 @@ pub mod memory_cache;
 mod profile;
 mod rows;
 mod sync;
-mod vector_cache;
+pub(crate) mod vector_cache;
 mod vectors;
 mod writes;
 

@@ -13,7 +13,7 @@ use std::rc::Rc;
 /// Vectors an isolate keeps, over all NPCs (1 KiB each at 256 dimensions). Past this the
 /// cache starts over with the NPC being read (simple, and bounded); an NPC with more vectors
 /// than this is read from D1 on every query.
-const CAPACITY: usize = 30_000;
+pub const CAPACITY: usize = 30_000;
 
 /// One NPC's vectors, scaled to unit length (cosine is then one dot product).
 #[derive(Debug, Clone, Default)]
@@ -88,6 +88,17 @@ pub fn put(npcid: &str, generation: i64, space: Rc<Space>) {
         }
         cache.insert(npcid.to_string(), (generation, space));
     });
+}
+
+/// How many NPCs the cache holds and how many vectors they have in all.
+pub fn size() -> (usize, usize) {
+    CACHE.with(|c| {
+        let cache = c.borrow();
+        (
+            cache.len(),
+            cache.values().map(|(_, s)| s.items.len()).sum(),
+        )
+    })
 }
 
 /// After a write that moved the generation to `new_generation`: replay `change` on the copy

@@ -187,6 +187,7 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
             let probe: test_hooks::FetchProbe = body::json(&mut req, API_LIMIT).await?;
             ok_json(&test_hooks::fetch_probe(probe).await)
         }
+        Op::MemoryProbe => ok_json(&test_hooks::memory_probe()),
     }
 }
 

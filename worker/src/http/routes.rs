@@ -50,6 +50,7 @@ pub enum Op {
     MemorySync,
     VectorSuite,
     FetchProbe,
+    MemoryProbe,
 }
 
 /// A query parameter, for the OpenAPI document.
@@ -229,6 +230,8 @@ pub static ROUTES: &[Route] = &[
         "Exercise the configured vector index", req: None, resp: "Ok"),
     route!(Post "/__test/fetch" => FetchProbe, TestHook,
         "One POST through the Worker's HTTP client (timeouts)", req: None, resp: "Ok"),
+    route!(Get "/__test/memory" => MemoryProbe, TestHook,
+        "The isolate's wasm linear memory and vector cache sizes", req: None, resp: "Ok"),
 ];
 
 /// The routes whose pattern fits `path`, for 405 answers (`Allow`).

@@ -287,3 +287,31 @@ pub async fn fetch_probe(probe: FetchProbe) -> Value {
         Err(e) => json!({ "error": "backend", "message": e.to_string(), "ms": elapsed_ms }),
     }
 }
+
+/// `GET /__test/memory`: what this isolate's wasm holds. Linear memory never shrinks, so a
+/// size that keeps growing under a steady load is a Rust-side leak (or an unbounded cache).
+pub fn memory_probe() -> Value {
+    let (npcs, items) = crate::d1::vector_cache::size();
+    let memories = crate::d1::memory_cache::isolate();
+    let memories = memories.borrow();
+    json!({
+        "wasm_memory_bytes": wasm_memory_bytes(),
+        "vector_cache": {
+            "npcs": npcs,
+            "items": items,
+            "capacity": crate::d1::vector_cache::CAPACITY,
+        },
+        "memory_cache": {
+            "npcs": memories.npcs(),
+            "memories": memories.held(),
+            "capacity": crate::d1::memory_cache::CAPACITY,
+        },
+    })
+}
+
+fn wasm_memory_bytes() -> usize {
+    #[cfg(target_arch = "wasm32")]
+    return core::arch::wasm32::memory_size::<0>() * 65536;
+    #[cfg(not(target_arch = "wasm32"))]
+    return 0;
+}
