@@ -298,12 +298,8 @@ pub trait HttpClient {
     async fn post(&self, request: HttpRequest) -> PortResult<HttpResponse>;
 }
 
-#[async_trait(?Send)]
 pub trait Clock {
     fn now(&self) -> Timestamp;
-    /// Waits `ms` milliseconds (the engine backs off between optimistic retries with it).
-    /// The default does not wait: right for tests and single-writer stores.
-    async fn pause(&self, _ms: u32) {}
 }
 
 /// A clock fixed at one instant (tests, benchmarks); settable.

@@ -78,7 +78,7 @@ impl Hippo {
         if let Some(s) = &req.summary {
             check_text(s, "summary", MAX_SUMMARY_CHARS)?;
         }
-        for attempt in 0..MAX_ATTEMPTS {
+        for _ in 0..MAX_ATTEMPTS {
             let npc = self.require_npc(npcid).await?;
             let now = self.now();
             let mut seq = self.ports.store.last_seq(npcid).await?;
@@ -137,7 +137,7 @@ impl Hippo {
                     },
                 });
             }
-            if self.try_commit(npcid, batch, attempt).await? {
+            if self.try_commit(npcid, batch).await? {
                 return Ok(ConversationAppendResponse {
                     status: "ok".into(),
                     appended,

@@ -173,14 +173,14 @@ impl Hippo {
             .map(|(i, m)| NewMemory::from_input(m, i))
             .collect::<Result<Vec<_>>>()?;
         self.check_embedder(true).await?;
-        for attempt in 0..MAX_ATTEMPTS {
+        for _ in 0..MAX_ATTEMPTS {
             let npc = self.require_npc(npcid).await?;
             let plan = self.plan_memories(npcid, items.clone()).await?;
             let batch = WriteBatch {
                 writes: plan.writes,
                 expect_version: Some(npc.version),
             };
-            if self.try_commit(npcid, batch, attempt).await? {
+            if self.try_commit(npcid, batch).await? {
                 self.upsert_vectors(npcid, plan.vectors).await;
                 return Ok(AddMemoriesResponse {
                     status: "ok".into(),
@@ -246,7 +246,7 @@ impl Hippo {
     /// Hard delete, from the store and the vector index. Memories the deleted one had
     /// superseded come back (SPEC §2.3).
     pub async fn delete_memory(&self, npcid: &str, id: &str) -> Result<()> {
-        for attempt in 0..MAX_ATTEMPTS {
+        for _ in 0..MAX_ATTEMPTS {
             let npc = self.require_npc(npcid).await?;
             let Some(target) = self
                 .ports
@@ -268,7 +268,7 @@ impl Hippo {
             for memory in conflict::resurrect_on_delete(&target, &others) {
                 batch.push(Write::PutMemory { memory });
             }
-            if self.try_commit(npcid, batch, attempt).await? {
+            if self.try_commit(npcid, batch).await? {
                 // Best effort: a stale vector of a deleted memory is dropped at load time.
                 let _ = self.ports.vectors.delete(npcid, &[id.to_string()]).await;
                 return Ok(());

@@ -56,7 +56,7 @@ impl Hippo {
                 value: value.clone(),
             })
             .collect();
-        for attempt in 0..MAX_ATTEMPTS {
+        for _ in 0..MAX_ATTEMPTS {
             let existing = self.ports.store.npc(npcid).await?;
             let created = existing.is_none();
             let mut npc = existing
@@ -92,7 +92,7 @@ impl Hippo {
             }
             // A create races only with another create of the same id: the later PutNpc wins
             // and both callers see a consistent record.
-            if self.try_commit(npcid, batch, attempt).await? {
+            if self.try_commit(npcid, batch).await? {
                 return Ok(npc_view(&npc, created));
             }
         }
@@ -149,7 +149,7 @@ impl Hippo {
         if req.updates.is_empty() {
             return Err(Error::invalid("updates cannot be empty"));
         }
-        for attempt in 0..MAX_ATTEMPTS {
+        for _ in 0..MAX_ATTEMPTS {
             let npc = self.require_npc_with(npcid, pkg_not_found).await?;
             let current: Pkg = self.ports.store.pkg(npcid).await?.into_iter().collect();
             let merge = pkg::merge_updates(&current, &req.updates)?;
@@ -157,7 +157,7 @@ impl Hippo {
             for (key, value) in merge.changes {
                 batch.push(Write::SetPkgField { key, value });
             }
-            if self.try_commit(npcid, batch, attempt).await? {
+            if self.try_commit(npcid, batch).await? {
                 return Ok(PkgUpdateResponse {
                     status: "ok".into(),
                     updated_fields: merge.updated_fields,
@@ -198,12 +198,12 @@ impl Hippo {
         if req.ops.is_empty() {
             return Err(Error::invalid("ops cannot be empty"));
         }
-        for attempt in 0..MAX_ATTEMPTS {
+        for _ in 0..MAX_ATTEMPTS {
             let npc = self.require_npc(npcid).await?;
             let current = self.relationships(npcid).await?;
             let outcome = relationship::apply_ops(&current, npc.next_entity_seq, &req.ops, true)?;
             let batch = entity_batch(&npc, &outcome);
-            if self.try_commit(npcid, batch, attempt).await? {
+            if self.try_commit(npcid, batch).await? {
                 return Ok(EntityOpsResponse {
                     status: "ok".into(),
                     results: outcome

@@ -29,14 +29,9 @@ pub const AI_BINDING: &str = "AI";
 /// Wall-clock time of the Worker.
 pub struct SystemClock;
 
-#[async_trait::async_trait(?Send)]
 impl Clock for SystemClock {
     fn now(&self) -> Timestamp {
         Timestamp(js_sys::Date::now() as i64)
-    }
-
-    async fn pause(&self, ms: u32) {
-        worker::Delay::from(std::time::Duration::from_millis(ms.into())).await;
     }
 }
 
