@@ -290,6 +290,8 @@ export interface AddMemoriesResponse {
     action: 'inserted' | 'reinforced' | 'superseded';
     supersedes?: string;
   }[];
+  /** Set when the memories are durable but have no vectors (embedding or index failure). */
+  warning?: string;
 }
 
 export interface Memory {

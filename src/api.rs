@@ -250,6 +250,10 @@ pub struct AddMemoriesResponse {
     pub status: String,
     /// One per input, in order: the id and what conflict resolution did.
     pub results: Vec<AddMemoryResult>,
+    /// Set when the memories are durable but not in the vector index (the embedding service
+    /// or the index failed): they are found lexically until the NPC's vectors are rebuilt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

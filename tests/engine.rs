@@ -380,14 +380,25 @@ fn vector_index_down_still_answers_lexically() {
     });
     let found = run(degraded.retrieve("v", json(json!({"query": "peanut allergy"})))).unwrap();
     assert_eq!(found.memories.len(), 1);
-    // Writes still land (vectors are rebuilt later).
-    run(degraded.add_memories(
+    // Writes still land (vectors are rebuilt later), and the answer says they have none.
+    let written = run(degraded.add_memories(
         "v",
         json(json!({"memories": [{"summary": "The user runs marathons", "type": "preference"}]})),
     ))
     .unwrap();
-    assert_eq!(run(w.hippo.rebuild_vectors("v")).unwrap(), 2);
-    assert_eq!(w.vectors.count("v"), 2);
+    let warning = written.warning.expect("a warning");
+    assert!(
+        warning.contains("vector index failed") && warning.contains("/api/npc/v/vectors/rebuild"),
+        "{warning}"
+    );
+    let healthy = run(w.hippo.add_memories(
+        "v",
+        json(json!({"memories": [{"summary": "The user paints", "type": "preference"}]})),
+    ))
+    .unwrap();
+    assert_eq!(healthy.warning, None);
+    assert_eq!(run(w.hippo.rebuild_vectors("v")).unwrap(), 3);
+    assert_eq!(w.vectors.count("v"), 3);
 }
 
 #[test]

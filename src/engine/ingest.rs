@@ -35,6 +35,8 @@ pub struct MemoryPlan {
     pub vectors: Vec<VectorItem>,
     /// One per input, in order.
     pub results: Vec<AddMemoryResult>,
+    /// Why the new memories have no vectors, if the embedder failed.
+    pub embedding_error: Option<String>,
 }
 
 impl Hippo {
@@ -50,13 +52,19 @@ impl Hippo {
             .map(|m| embedding_text(&m.summary, &m.keywords))
             .collect();
         // Without vectors the lexical path still finds the memories; the index can be rebuilt.
-        let vectors = self.ports.embedder.embed(&texts).await.ok();
+        let (vectors, embedding_error) = match self.ports.embedder.embed(&texts).await {
+            Ok(vectors) => (Some(vectors), None),
+            Err(err) => (None, Some(err.to_string())),
+        };
         let thresholds = self.ports.embedder.thresholds();
         // Every memory this plan writes, latest version, in first-touched order.
         let mut touched: IndexMap<String, Memory> = IndexMap::new();
         // Embeddings of memories known so far (planned or loaded), for similarity.
         let mut known_vectors: IndexMap<String, Vec<f32>> = IndexMap::new();
-        let mut plan = MemoryPlan::default();
+        let mut plan = MemoryPlan {
+            embedding_error,
+            ..MemoryPlan::default()
+        };
 
         for (i, item) in items.into_iter().enumerate() {
             let vector = vectors.as_ref().and_then(|v| v.get(i).cloned());

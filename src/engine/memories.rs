@@ -181,10 +181,21 @@ impl Hippo {
                 expect_version: Some(npc.version),
             };
             if self.try_commit(npcid, batch).await? {
-                self.upsert_vectors(npcid, plan.vectors).await;
+                let indexed = self.upsert_vectors(npcid, plan.vectors).await;
+                let why = match (plan.embedding_error, indexed) {
+                    (Some(err), _) => Some(format!("the embedding service failed ({err})")),
+                    (None, false) => Some("the vector index failed".to_string()),
+                    (None, true) => None,
+                };
                 return Ok(AddMemoriesResponse {
                     status: "ok".into(),
                     results: plan.results,
+                    warning: why.map(|why| {
+                        format!(
+                            "stored without vectors: {why}; they are found lexically until \
+                             POST /api/npc/{npcid}/vectors/rebuild"
+                        )
+                    }),
                 });
             }
         }

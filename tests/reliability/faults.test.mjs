@@ -233,7 +233,8 @@ test("embedding service down: writes stay durable (lexical), retrieval serves, a
     (await w.db.prepare("SELECT id FROM vectors WHERE npcid = 'emb-fault' ORDER BY id").all()).results.map((r) => r.id);
   try {
     await w.json("PUT", "/api/npc/emb-fault", {});
-    await w.json("POST", "/api/memories/emb-fault", { memories: [{ summary: "The user plays the cello", type: "preference" }] });
+    const healthy = await w.json("POST", "/api/memories/emb-fault", { memories: [{ summary: "The user plays the cello", type: "preference" }] });
+    assert.equal(healthy.warning, undefined, "no warning when the vectors were written");
     const token = (await w.json("POST", "/api/npc/emb-fault/tokens", {})).token;
     const before = await exportOf(w, "emb-fault");
     assert.equal((await vectorIds()).length, 1);
@@ -242,6 +243,7 @@ test("embedding service down: writes stay durable (lexical), retrieval serves, a
     const written = await w.json("POST", "/api/memories/emb-fault", { memories: [{ summary: "用户住在成都", type: "profile" }] });
     const id = written.results[0].id;
     assert.equal(written.results[0].action, "inserted");
+    assert.match(written.warning ?? "", /without vectors: the embedding service failed/, "the answer says what failed");
     const during = await exportOf(w, "emb-fault");
     assert.deepEqual(
       during.memories.map((m) => m.id).sort(),

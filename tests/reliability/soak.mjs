@@ -66,8 +66,8 @@ function workerdRss(pid) {
 async function isolateMemory(base) {
   const res = await fetch(`${base}/__test/memory`);
   if (!res.ok) return null;
-  const { wasm_memory_bytes, vector_cache } = await res.json();
-  return { wasm_mib: +(wasm_memory_bytes / 1048576).toFixed(2), vector_cache };
+  const { wasm_memory_bytes, vector_cache, memory_cache } = await res.json();
+  return { wasm_mib: +(wasm_memory_bytes / 1048576).toFixed(2), vector_cache, memory_cache };
 }
 
 /**

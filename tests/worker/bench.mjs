@@ -35,26 +35,45 @@ const freePort = () =>
     });
   });
 
-// Synthetic but varied memories: Chinese and English facts about many subjects.
-const PEOPLE = ["小红", "小林", "阿杰", "Tom", "Lena", "王老师", "Mia", "老周", "Sam", "小雨", "Ken", "Iris"];
-const PLACES = ["杭州", "成都", "Berlin", "Lisbon", "京都", "Oslo", "西安", "Austin", "大理", "Porto"];
-const THINGS = ["爬山", "烘焙", "chess", "jazz", "摄影", "马拉松", "poetry", "围棋", "surfing", "书法", "pottery", "滑雪"];
+// Synthetic memories, distinct enough that conflict resolution keeps every one (near-duplicates
+// would be merged into one memory, and the NPC would hold far fewer than MEMORIES): each
+// names five words drawn from large pools, Chinese or English, plus its own number.
+const PEOPLE = ["小红", "小林", "阿杰", "Tom", "Lena", "王老师", "Mia", "老周", "Sam", "小雨", "Ken", "Iris",
+  "Omar", "Priya", "陈姐", "Noah", "Yuki", "大刘", "Elena", "Marco", "阿美", "Zoe", "Ivan", "小马"];
+const PLACES = ["杭州", "成都", "Berlin", "Lisbon", "京都", "Oslo", "西安", "Austin", "大理", "Porto", "Hanoi",
+  "厦门", "Denver", "Quito", "桂林", "Dublin", "Seoul", "青岛", "Nairobi", "Krakow", "拉萨", "Perth"];
+const THINGS = ["爬山", "烘焙", "chess", "jazz", "摄影", "马拉松", "poetry", "围棋", "surfing", "书法", "pottery",
+  "滑雪", "violin", "刺绣", "kayaking", "茶道", "origami", "陶艺", "fencing", "古筝", "archery", "皮影",
+  "salsa", "篆刻", "beekeeping", "剪纸", "sailing", "评弹", "birding", "太极"];
+const EXTRAS_EN = ["birthday", "promotion", "allergy", "scholarship", "wedding", "injury", "concert", "exam",
+  "garden", "bicycle", "kitten", "apartment", "interview", "recipe", "festival", "novel", "podcast", "tattoo"];
+const EXTRAS_ZH = ["生日", "升职", "过敏", "奖学金", "婚礼", "受伤", "音乐会", "考试", "花园", "自行车", "小猫",
+  "新家", "面试", "菜谱", "庙会", "小说", "播客", "纹身"];
 const TYPES = ["preference", "profile", "history", "project", "relationship", "style", "constraint", "other"];
+/** Deterministic pseudo-random picks (mulberry32), so every run loads the same NPC. */
+function picker(seed) {
+  let a = seed >>> 0;
+  return (list) => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return list[((t ^ (t >>> 14)) >>> 0) % list.length];
+  };
+}
 function memory(i) {
-  const p = PEOPLE[i % PEOPLE.length];
-  const q = PLACES[(i * 7) % PLACES.length];
-  const t = THINGS[(i * 5) % THINGS.length];
-  const n = Math.floor(i / 7);
+  const pick = picker(i * 7919 + 17);
+  const [p, q, t, t2, p2] = [pick(PEOPLE), pick(PLACES), pick(THINGS), pick(THINGS), pick(PEOPLE)];
   const text =
     i % 2
-      ? `第${n}次聊天时用户提到${p}在${q}学${t}，计划编号${i}`
-      : `Note ${i}: the user said ${p} went to ${q} for ${t} (episode ${n})`;
+      ? `${p}和${p2}在${q}${t}时聊到${pick(EXTRAS_ZH)}，之后想试试${t2}（记录${i}）`
+      : `${p} met ${p2} in ${q} for ${t}, talked about a ${pick(EXTRAS_EN)}, next wants ${t2} (record ${i})`;
   return { summary: text, type: TYPES[i % TYPES.length], keywords: [p, t], source: "long_term_memory" };
 }
 const QUERIES = [
   "小红在哪里学摄影", "who went to Berlin for jazz", "用户提到老周的计划", "Lena poetry Lisbon",
   "第12次聊天说了什么", "用户喜欢什么运动", "tell me about Mia and chess", "大理 书法",
-  "最近聊过滑雪吗", "Ken surfing Porto episode 40", "上周用户提到谁", "阿杰 马拉松 成都",
+  "最近聊过滑雪吗", "Ken surfing Porto record 40", "上周用户提到谁", "阿杰 马拉松 成都",
 ];
 
 function summarize(latencies, result) {
@@ -159,6 +178,13 @@ async function main() {
       if ((i / 100) % 10 === 9) process.stderr.write(`loaded ${i + 100} memories\n`);
     }
     const loadSeconds = (Date.now() - started) / 1000;
+    // A rare pair may still be merged as near-duplicates: top up until the NPC holds MEMORIES.
+    const holds = async () =>
+      (await admin("GET", `/api/memories/bench?limit=1&offset=${MEMORIES - 1}`)).count === 1;
+    for (let extra = MEMORIES; !(await holds()); extra += 10) {
+      if (extra >= MEMORIES + 200) throw new Error(`the NPC does not reach ${MEMORIES} memories`);
+      await admin("POST", "/api/memories/bench", { memories: Array.from({ length: 10 }, (_, k) => memory(extra + k)) });
+    }
     const listed = await admin("GET", "/api/memories/bench?limit=1");
     const { token } = await admin("POST", "/api/npc/bench/tokens", {});
 

@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 /// Memories one isolate keeps (about 1 KiB each with their lexical postings).
-pub const CAPACITY: usize = 40_000;
+pub const CAPACITY: usize = 20_000;
 
 /// Where a copy stands: the NPC's incarnation and the version the copy reflects.
 #[derive(Debug, Clone, PartialEq)]

@@ -13,7 +13,7 @@ use std::rc::Rc;
 /// Vectors an isolate keeps, over all NPCs (1 KiB each at 256 dimensions). Past this the
 /// cache starts over with the NPC being read (simple, and bounded); an NPC with more vectors
 /// than this is read from D1 on every query.
-pub const CAPACITY: usize = 30_000;
+pub const CAPACITY: usize = 20_000;
 
 /// One NPC's vectors, scaled to unit length (cosine is then one dot product).
 #[derive(Debug, Clone, Default)]
