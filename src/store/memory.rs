@@ -191,12 +191,21 @@ fn apply(state: &mut State, npcid: &str, write: Write) {
             }
         }
         Write::PutMemory { memory } => {
-            data.lexical.add_with_context(
-                &memory.id,
-                &memory.summary,
-                &memory.keywords,
-                &memory.context,
-            );
+            // Most rewrites change counters, not text (reinforcement, supersede, a Worker
+            // copy catching up): re-indexing would re-tokenize and walk long posting lists.
+            let same_text = data.memories.get(&memory.id).is_some_and(|old| {
+                old.summary == memory.summary
+                    && old.keywords == memory.keywords
+                    && old.context == memory.context
+            });
+            if !same_text {
+                data.lexical.add_with_context(
+                    &memory.id,
+                    &memory.summary,
+                    &memory.keywords,
+                    &memory.context,
+                );
+            }
             data.memories.insert(memory.id.clone(), memory);
         }
         Write::DeleteMemory { id } => {

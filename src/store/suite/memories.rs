@@ -208,6 +208,40 @@ pub(super) async fn lexical_search_and_stats(store: &dyn Store, p: &str) -> Case
         "a term only in a context has df {:?}, want [1]",
         aquarium.df
     );
+    // Rewriting a memory: new text replaces the old in the index; new counters alone keep it.
+    let mut rewritten = memory(
+        "a",
+        "用户对芒果过敏",
+        MemoryType::Constraint,
+        Collection::Memory,
+    );
+    rewritten.keywords = vec!["mango".into()];
+    write(
+        store,
+        &id,
+        vec![Write::PutMemory {
+            memory: rewritten.clone(),
+        }],
+    )
+    .await?;
+    let old_text = port!(store.lexical_search(&id, &q("peanut", vec![]), 10));
+    check!(
+        old_text.is_empty(),
+        "the old keyword still finds {old_text:?}"
+    );
+    rewritten.access_count = 3;
+    write(store, &id, vec![Write::PutMemory { memory: rewritten }]).await?;
+    let new_text = port!(store.lexical_search(&id, &q("mango", vec![]), 10));
+    check!(
+        new_text.first().map(|h| h.0.as_str()) == Some("a"),
+        "the new keyword, after a counters-only rewrite {new_text:?}"
+    );
+    let peanut = port!(store.term_stats(&id, &tokenize_query("peanut")));
+    check!(
+        peanut.df == vec![0],
+        "df of a removed keyword {:?}",
+        peanut.df
+    );
     write(store, &id, vec![Write::DeleteMemory { id: "b".into() }]).await?;
     let after = port!(store.lexical_search(&id, &q("books", vec![]), 10));
     check!(
