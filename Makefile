@@ -90,7 +90,7 @@ test-security: worker
 # Faults (LLM, embeddings, D1 mid-dream, vector index) and concurrency through the Worker in
 # Miniflare; `make soak` drives the real local Worker (wrangler dev on loopback) with a mixed
 # load over 100 NPCs for SOAK_SECONDS (default 300) and verifies every acknowledged write.
-.PHONY: test-reliability soak
+.PHONY: test-reliability soak bench-worker
 test-reliability: worker
 	node --test --test-concurrency=1 tests/reliability/
 
@@ -98,3 +98,8 @@ SOAK_SECONDS ?= 300
 soak: worker
 	SOAK_SECONDS=$(SOAK_SECONDS) node tests/reliability/soak.mjs
 # --- end reliability ---
+
+# Load on the real local Worker (`wrangler dev`): memory_retrieval on a 10k-memory NPC and
+# PUT /api/pkg at 16 clients, with same-run baselines (see docs/BENCHMARKS.md, "Worker").
+bench-worker: setup
+	node tests/worker/bench.mjs
