@@ -94,6 +94,11 @@ impl MemoryCache {
         self.entries.remove(npcid);
     }
 
+    /// The most memories this cache holds.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
     /// NPCs with a copy.
     pub fn npcs(&self) -> usize {
         self.entries.len()

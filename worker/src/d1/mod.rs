@@ -6,7 +6,7 @@ mod lexical;
 pub mod memory_cache;
 mod profile;
 mod rows;
-mod sync;
+pub(crate) mod sync;
 pub(crate) mod vector_cache;
 mod vectors;
 mod writes;
@@ -87,10 +87,12 @@ impl D1Store {
         // At most two reads: a delta, then a full read if the NPC was re-created meanwhile.
         let mut view = None;
         for _ in 0..2 {
+            let capacity = cache.borrow().capacity();
             let read = sync::read(
                 &self.db,
                 npcid,
                 since.as_ref(),
+                capacity,
                 self.vector_read_ahead.is_some(),
             )
             .await?;

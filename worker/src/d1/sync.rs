@@ -39,10 +39,13 @@ pub struct SyncRead {
 
 /// The delta since `since` (everything when `None`), the profile, and if asked the vector
 /// generation.
+/// `capacity`: rows come only if the NPC has at most this many memories (a copy of a bigger
+/// one would not be kept, and reading it all on every request would cost more than SQL).
 pub async fn read(
     db: &Db,
     npcid: &str,
     since: Option<&Position>,
+    capacity: usize,
     with_vector_generation: bool,
 ) -> PortResult<SyncRead> {
     let id = text(npcid);
@@ -64,9 +67,10 @@ pub async fn read(
         statement(
             db,
             &format!(
-                "SELECT {MEMORY_JSON} FROM memories WHERE npcid = ?1 AND rev > ?2 ORDER BY rid"
+                "SELECT {MEMORY_JSON} FROM memories WHERE npcid = ?1 AND rev > ?2 \
+                 AND (SELECT COUNT(*) FROM memories WHERE npcid = ?1) <= ?3 ORDER BY rid"
             ),
-            &[id.clone(), int(rows_since)],
+            &[id.clone(), int(rows_since), uint(capacity as u64)],
         )?,
         statement(
             db,

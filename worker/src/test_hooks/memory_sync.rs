@@ -279,6 +279,20 @@ async fn npcs_bigger_than_the_cache_are_read_in_sql(db: &Db, p: &str) -> CaseRes
     )
     .await?;
     same_as_sql(db, &small, &id, "three memories, room for two").await?;
+    // The sync read does not ship the rows of an NPC too big to keep (SQL serves it).
+    for (capacity, rows) in [(2, 0), (3, 3)] {
+        let read = crate::d1::sync::read(db, &id, None, capacity, false)
+            .await
+            .map_err(|e| e.to_string())?;
+        let delta = read.delta.ok_or("the NPC exists")?;
+        if delta.count != 3 || delta.rows.len() != rows {
+            return Err(format!(
+                "capacity {capacity}: count {} rows {}, want 3 and {rows}",
+                delta.count,
+                delta.rows.len()
+            ));
+        }
+    }
     let held = small.borrow().held();
     if held != 0 {
         return Err(format!(
