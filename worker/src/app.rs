@@ -8,7 +8,7 @@
 //! - clock: `Date.now()`.
 
 use crate::config::{Config, EmbedChoice, LlmChoice};
-use crate::d1::{D1Store, D1VectorIndex, Db, VectorGenerations};
+use crate::d1::{memory_cache, D1Store, D1VectorIndex, Db, MemoryCache, VectorGenerations};
 use crate::http::error::HttpError;
 use crate::net::embed::{OpenAiEmbedder, WorkersAiEmbedder};
 use crate::net::fetch::{FetchClient, RetryOnce};
@@ -19,6 +19,7 @@ use hippo::ports::{Clock, Embedder, HttpClient, Llm, VectorIndex};
 use hippo::retrieval::embed::BuiltinEmbedder;
 use hippo::time::Timestamp;
 use hippo::Hippo;
+use std::cell::RefCell;
 use std::rc::Rc;
 use worker::Env;
 
@@ -53,12 +54,28 @@ fn not_configured(message: impl Into<String>) -> HttpError {
 }
 
 impl App {
+    /// The app of a request: memories are read through the isolate's copies.
     pub fn new(env: &Env, config: Config) -> Result<App, HttpError> {
+        App::build(env, config, Some(memory_cache::isolate()))
+    }
+
+    /// The app of a cron run: it visits each NPC once, so copying an NPC's memories into the
+    /// isolate would cost a full read and evict the copies requests use; SQL serves it.
+    pub fn for_cron(env: &Env) -> Result<App, HttpError> {
+        let config = Config::from_env(env).map_err(not_configured)?;
+        App::build(env, config, None)
+    }
+
+    fn build(
+        env: &Env,
+        config: Config,
+        memory_cache: Option<Rc<RefCell<MemoryCache>>>,
+    ) -> Result<App, HttpError> {
         let db = database(env)?;
         // The chat client retries by itself; the embedders get the retrying client.
         let http: Rc<dyn HttpClient> = Rc::new(FetchClient);
         let retrying_http: Rc<dyn HttpClient> = Rc::new(RetryOnce::new(FetchClient));
-        let mut store = D1Store::new(db.clone());
+        let mut store = D1Store::with_memory_cache(db.clone(), memory_cache);
         let vectors: Rc<dyn VectorIndex> = match Vectorize::from_env(env, VECTORS_BINDING) {
             Some(vectorize) => Rc::new(VectorizeIndex::new(vectorize, db.clone())),
             None => {

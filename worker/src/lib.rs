@@ -34,7 +34,7 @@ async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response
 
 #[event(scheduled)]
 async fn scheduled(event: ScheduledEvent, env: Env, _ctx: ScheduleContext) {
-    let app = match app::App::from_env(&env) {
+    let app = match app::App::for_cron(&env) {
         Ok(app) => app,
         Err(err) => {
             worker::console_error!("cron {}: not configured: {}", event.cron(), err.message);

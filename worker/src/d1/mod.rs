@@ -52,12 +52,8 @@ pub struct D1Store {
 }
 
 impl D1Store {
-    /// A store reading memories through this isolate's cache.
-    pub fn new(db: Db) -> Self {
-        Self::with_memory_cache(db, Some(memory_cache::isolate()))
-    }
-
-    /// A store with its own cache (tests simulate isolates with it), or none.
+    /// A store reading memories through `memory_cache` (the isolate's, or a test's simulated
+    /// isolate's), or with every memory read in SQL (`None`).
     pub fn with_memory_cache(db: Db, memory_cache: Option<Rc<RefCell<MemoryCache>>>) -> Self {
         D1Store {
             db,
