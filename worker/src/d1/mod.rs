@@ -64,7 +64,8 @@ impl D1Store {
         }
     }
 
-    /// Makes the retrieval read also fetch the vector generation for `index`'s request.
+    /// Makes the retrieval read also fetch the vector generation, for the D1 vector index of
+    /// the same request (which then skips its own read).
     pub fn sharing_vector_generations(mut self, read_ahead: VectorGenerations) -> Self {
         self.vector_read_ahead = Some(read_ahead);
         self
