@@ -86,8 +86,10 @@ impl Hippo {
         &self.decay
     }
 
+    /// The clock's time, moved into the years timestamps can hold (a JS `clock` callback
+    /// may answer anything).
     fn now(&self) -> Timestamp {
-        self.ports.clock.now()
+        self.ports.clock.now().clamped()
     }
 
     /// The NPC, or 404 with `message(npcid)`.

@@ -61,8 +61,8 @@ pub async fn run_dream(hippo: &Hippo, npcid: &str, dry_run: bool) -> Result<Drea
         return dream(hippo, npcid, true).await;
     }
     let holder = new_id("dream");
-    let now = ports.clock.now();
-    let until = Timestamp(now.ms() + LEASE_MS);
+    let now = ports.clock.now().clamped();
+    let until = now.plus_ms(LEASE_MS);
     if !ports
         .store
         .acquire_lease(npcid, &holder, now, until)
@@ -92,7 +92,7 @@ async fn dream(hippo: &Hippo, npcid: &str, dry_run: bool) -> Result<DreamReport>
             ..DreamReport::default()
         });
     }
-    let now = ports.clock.now();
+    let now = ports.clock.now().clamped();
     let scan = Scan {
         npc,
         new,

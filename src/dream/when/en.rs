@@ -83,13 +83,13 @@ pub(super) fn en_date(lower: &str, today: NaiveDate) -> Option<(NaiveDate, (usiz
         let prev = k.checked_sub(1).map(|p| w[p].0);
         if word == "tomorrow" {
             if k >= 3 && w[k - 1].0 == "after" && w[k - 2].0 == "day" && w[k - 3].0 == "the" {
-                return Some((today + Duration::days(2), (w[k - 3].1, e)));
+                return Some((calendar::plus_days(today, 2)?, (w[k - 3].1, e)));
             }
-            return Some((today + Duration::days(1), (s, e)));
+            return Some((calendar::plus_days(today, 1)?, (s, e)));
         }
         match word {
             "today" | "tonight" => return Some((today, (s, e))),
-            "yesterday" => return Some((today - Duration::days(1), (s, e))),
+            "yesterday" => return Some((calendar::minus_days(today, 1)?, (s, e))),
             _ => {}
         }
         if let Some(&(_, wd)) = WEEKDAYS.iter().find(|(n, _)| *n == word) {
@@ -99,7 +99,7 @@ pub(super) fn en_date(lower: &str, today: NaiveDate) -> Option<(NaiveDate, (usiz
                 Some("this" | "on" | "coming") => (w[k - 1].1, upcoming(today, wd)),
                 _ => (s, upcoming(today, wd)),
             };
-            return Some((date, (start, e)));
+            return Some((date?, (start, e)));
         }
         if let Ok(date) = NaiveDate::parse_from_str(word, "%Y-%m-%d") {
             return Some((date, (s, e)));

@@ -8,7 +8,8 @@
 mod en;
 mod zh;
 
-use chrono::{Datelike, Duration, NaiveDate, Weekday};
+use crate::time::calendar::{self, previous, upcoming};
+use chrono::{Datelike, NaiveDate, Weekday};
 use en::*;
 use zh::*;
 
@@ -32,8 +33,8 @@ impl When {
 
     pub fn timestamp(&self) -> crate::time::Timestamp {
         let (h, m) = self.time.unwrap_or((0, 0));
-        let ms = crate::time::Timestamp::from_date(self.date).ms() + (h * 60 + m) as i64 * 60_000;
-        crate::time::Timestamp(ms)
+        let minutes = i64::from(h).saturating_mul(60).saturating_add(i64::from(m));
+        crate::time::Timestamp::from_date(self.date).plus_ms(minutes.saturating_mul(60_000))
     }
 
     /// The clause of `text` that holds the date, with the date and time words replaced by
@@ -118,22 +119,10 @@ pub fn find(text: &str, today: NaiveDate) -> Option<When> {
 
 // ---- calendar ----
 
-/// The next `wd` from `today` on (today counts).
-fn upcoming(today: NaiveDate, wd: Weekday) -> NaiveDate {
-    let ahead = (wd.num_days_from_monday() + 7 - today.weekday().num_days_from_monday()) % 7;
-    today + Duration::days(ahead as i64)
-}
-
-/// The last `wd` before today.
-fn previous(today: NaiveDate, wd: Weekday) -> NaiveDate {
-    let back = (today.weekday().num_days_from_monday() + 7 - wd.num_days_from_monday()) % 7;
-    today - Duration::days(if back == 0 { 7 } else { back as i64 })
-}
-
 /// `wd` of the calendar week after today's (weeks start Monday).
-fn next_week_day(today: NaiveDate, wd: Weekday) -> NaiveDate {
-    let monday = today - Duration::days(today.weekday().num_days_from_monday() as i64);
-    monday + Duration::days(7 + wd.num_days_from_monday() as i64)
+fn next_week_day(today: NaiveDate, wd: Weekday) -> Option<NaiveDate> {
+    let monday = calendar::monday_of(today)?;
+    calendar::plus_days(monday, 7 + i64::from(wd.num_days_from_monday()))
 }
 
 /// A day of a month; without a year, the next occurrence from today on; without a month,
@@ -151,7 +140,7 @@ fn month_day(
             if this >= today {
                 Some(this)
             } else {
-                NaiveDate::from_ymd_opt(today.year() + 1, m, day)
+                NaiveDate::from_ymd_opt(today.year().checked_add(1)?, m, day)
             }
         }
         (_, None) => {
@@ -159,7 +148,7 @@ fn month_day(
             match this {
                 Some(d) if d >= today => Some(d),
                 _ => {
-                    let next = today.checked_add_months(chrono::Months::new(1))?;
+                    let next = calendar::plus_months(today, 1)?;
                     NaiveDate::from_ymd_opt(next.year(), next.month(), day)
                 }
             }
@@ -244,6 +233,38 @@ mod tests {
             find(t, today()).unwrap().restate(t),
             "dentist on 2026-05-08"
         );
+    }
+
+    #[test]
+    fn the_ends_of_the_calendar_never_panic() {
+        let texts = [
+            "明天下午三点",
+            "后天",
+            "昨天",
+            "下周一",
+            "周六",
+            "5月8号",
+            "8号",
+            "2026年5月8日",
+            "tomorrow at 3pm",
+            "the day after tomorrow",
+            "yesterday",
+            "next Monday",
+            "last Friday",
+            "on Saturday",
+            "May 8",
+            "8 May",
+            "on the 20th",
+            "262142-12-31",
+            "4294967295年5月8日",
+        ];
+        for today in [NaiveDate::MIN, NaiveDate::MAX] {
+            for text in texts {
+                if let Some(when) = find(text, today) {
+                    let _ = (when.timestamp(), when.restate(text), when.strip(text));
+                }
+            }
+        }
     }
 
     #[test]

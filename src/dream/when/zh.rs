@@ -79,7 +79,7 @@ pub(super) fn zh_date(text: &str, today: NaiveDate) -> Option<(NaiveDate, (usize
 pub(super) fn zh_date_at(rest: &str, today: NaiveDate) -> Option<(NaiveDate, usize)> {
     for (word, offset) in ZH_DAYS {
         if rest.starts_with(word) {
-            return Some((today + Duration::days(offset), word.len()));
+            return Some((calendar::plus_days(today, offset)?, word.len()));
         }
     }
     // 下周一, 下个星期五, 这周三, 本周日, 周六, 星期天, 礼拜二
@@ -98,9 +98,9 @@ pub(super) fn zh_date_at(rest: &str, today: NaiveDate) -> Option<(NaiveDate, usi
             let c = rest[after..].chars().next()?;
             let wd = zh_weekday(c)?;
             let date = if next_week {
-                next_week_day(today, wd)
+                next_week_day(today, wd)?
             } else {
-                upcoming(today, wd)
+                upcoming(today, wd)?
             };
             return Some((date, after + c.len_utf8()));
         }
@@ -111,7 +111,7 @@ pub(super) fn zh_date_at(rest: &str, today: NaiveDate) -> Option<(NaiveDate, usi
     // 2026年5月8日, 5月8号, 8号
     let (year, after_year) = match zh_number(rest) {
         Some((y, n)) if y >= 1900 && rest[n..].starts_with('年') => {
-            (Some(y as i32), n + '年'.len_utf8())
+            (i32::try_from(y).ok(), n + '年'.len_utf8())
         }
         _ => (None, 0),
     };
