@@ -3,6 +3,11 @@
 //! [`merge_updates`] is pure: it computes what a `PUT /api/pkg` request changes without
 //! touching the PKG, so the engine can turn the result into per-field store writes and
 //! [`apply_merge`] can replay it on an in-memory copy.
+#![deny(
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    clippy::arithmetic_side_effects
+)]
 
 use crate::error::{Error, Result};
 use indexmap::IndexMap;
@@ -239,7 +244,7 @@ fn is_set(value: &PkgValue) -> bool {
 /// The first `max` Unicode scalar values of `text`.
 pub fn cut_chars(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
-        Some((byte, _)) => text[..byte].to_owned(),
+        Some((byte, _)) => text.get(..byte).unwrap_or(text).to_owned(),
         None => text.to_owned(),
     }
 }

@@ -2,6 +2,11 @@
 //!
 //! [`apply_ops`] is pure: it takes the NPC's entities and returns the new ones together with
 //! the store writes that get there, so the engine commits them in one batch.
+#![deny(
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    clippy::arithmetic_side_effects
+)]
 
 use crate::error::{Error, Result};
 use indexmap::IndexMap;

@@ -194,9 +194,9 @@ fn a_dry_run_computes_everything_and_writes_nothing() {
     let w = world(None);
     say(&w, "s1", CHAT);
     // Not even the embedder record is written on a fresh database.
-    let (store_before, vectors_before) = (w.store.snapshot(), w.vectors.snapshot());
+    let (store_before, vectors_before) = (w.store.snapshot().unwrap(), w.vectors.snapshot());
     let report = run(w.hippo.dream(NPC, true)).unwrap();
-    assert_eq!(w.store.snapshot(), store_before);
+    assert_eq!(w.store.snapshot().unwrap(), store_before);
     assert_eq!(w.vectors.snapshot(), vectors_before);
     assert!(report.diary.as_ref().unwrap().dry_run && report.cleanup.as_ref().unwrap().dry_run);
     let x = report.extractions.as_ref().unwrap();

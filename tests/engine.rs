@@ -428,7 +428,7 @@ fn tokens_resolve_expire_and_revoke() {
         );
     }
     // Only the hash is stored.
-    let stored = String::from_utf8(w.store.snapshot()).unwrap_or_default();
+    let stored = String::from_utf8(w.store.snapshot().unwrap()).unwrap_or_default();
     assert!(!stored.contains(&issued.token));
     w.clock.advance_hours(1.0);
     assert!(matches!(

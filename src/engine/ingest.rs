@@ -92,18 +92,17 @@ impl Hippo {
             let mut decision = conflict::decide(&item.summary, &refs, thresholds);
             if let Decision::Ambiguous { id } = &decision {
                 let old = candidates.iter().find(|(m, _)| &m.id == id).map(|(m, _)| m);
-                let verdict = match old {
-                    Some(old) => self.verdict(&item.summary, &old.summary).await,
-                    None => Verdict::Distinct,
-                };
-                decision = match verdict {
-                    Verdict::Duplicate => Decision::Reinforce { id: id.clone() },
-                    Verdict::Supersedes => {
-                        let old = old.cloned().expect("a verdict needs the old memory");
-                        plan_supersede(&mut plan, &mut touched, item, vector, &old, now);
-                        continue;
-                    }
-                    Verdict::Distinct => Decision::Insert,
+                decision = match old {
+                    Some(old) => match self.verdict(&item.summary, &old.summary).await {
+                        Verdict::Duplicate => Decision::Reinforce { id: id.clone() },
+                        Verdict::Supersedes => {
+                            let old = old.clone();
+                            plan_supersede(&mut plan, &mut touched, item, vector, &old, now);
+                            continue;
+                        }
+                        Verdict::Distinct => Decision::Insert,
+                    },
+                    None => Decision::Insert,
                 };
             }
             match decision {
@@ -130,7 +129,8 @@ impl Hippo {
                     });
                     touched.insert(id, existing);
                 }
-                Decision::Insert => plan_insert(
+                // An ambiguous pair is resolved above; left over, it is a new memory.
+                Decision::Insert | Decision::Ambiguous { .. } => plan_insert(
                     &mut plan,
                     &mut touched,
                     &mut known_vectors,
@@ -138,7 +138,6 @@ impl Hippo {
                     vector,
                     now,
                 ),
-                Decision::Ambiguous { .. } => unreachable!("resolved above"),
             }
         }
         plan.writes = touched

@@ -70,27 +70,32 @@ impl MemoryStore {
     }
 
     /// The whole store as bytes: an 8-byte magic, a u32 format version, then JSON.
-    pub fn snapshot(&self) -> Vec<u8> {
+    pub fn snapshot(&self) -> Result<Vec<u8>, PortError> {
         let mut out = SNAPSHOT_MAGIC.to_vec();
         out.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
-        serde_json::to_writer(&mut out, &*self.state.borrow()).expect("state serializes");
-        out
+        serde_json::to_writer(&mut out, &*self.state.borrow())
+            .map_err(|e| PortError::Backend(format!("cannot encode the store: {e}")))?;
+        Ok(out)
     }
 
     /// A store from [`MemoryStore::snapshot`] bytes of this or an earlier format version.
     pub fn restore(bytes: &[u8]) -> Result<Self, PortError> {
         let bad = |why: &str| PortError::Backend(format!("not a Hippo store snapshot: {why}"));
-        if bytes.len() < 12 || &bytes[..8] != SNAPSHOT_MAGIC {
+        let (Some(magic), Some(version), Some(json)) =
+            (bytes.get(..8), bytes.get(8..12), bytes.get(12..))
+        else {
+            return Err(bad("wrong header"));
+        };
+        if magic != SNAPSHOT_MAGIC {
             return Err(bad("wrong header"));
         }
-        let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+        let version = version.first_chunk().map_or(0, |b| u32::from_le_bytes(*b));
         if version == 0 || version > SNAPSHOT_VERSION {
             return Err(bad(&format!(
                 "format version {version} (this build reads up to {SNAPSHOT_VERSION})"
             )));
         }
-        let mut state: State =
-            serde_json::from_slice(&bytes[12..]).map_err(|e| bad(&e.to_string()))?;
+        let mut state: State = serde_json::from_slice(json).map_err(|e| bad(&e.to_string()))?;
         for data in state.npcs.values_mut() {
             for m in data.memories.values() {
                 data.lexical
@@ -226,9 +231,8 @@ fn apply(state: &mut State, npcid: &str, write: Write) {
                 npc.watermark = npc.watermark.max(seq);
             }
         }
-        Write::DeleteNpc | Write::PutToken { .. } | Write::DeleteToken { .. } => {
-            unreachable!("handled above")
-        }
+        // Applied above: they are not rows of the NPC's data.
+        Write::DeleteNpc | Write::PutToken { .. } | Write::DeleteToken { .. } => {}
     }
 }
 
@@ -288,7 +292,7 @@ impl Store for MemoryStore {
         Ok(self
             .read(npcid, |d| {
                 let start = d.turns.partition_point(|t| t.seq <= after_seq);
-                d.turns[start..].iter().take(limit).cloned().collect()
+                d.turns.iter().skip(start).take(limit).cloned().collect()
             })
             .unwrap_or_default())
     }

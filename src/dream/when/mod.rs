@@ -4,6 +4,11 @@
 //! Weekdays: "下周X" / "next X" is X of the next calendar week (weeks start Monday); a bare
 //! "周X" / "on X" / "this X" is the next X from today on. A month and day without a year is
 //! its next occurrence from today on.
+#![deny(
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    clippy::arithmetic_side_effects
+)]
 
 mod en;
 mod zh;
@@ -44,13 +49,18 @@ impl When {
         const ENDS: [char; 12] = [
             '，', ',', '。', '！', '!', '？', '?', '；', ';', '\n', '：', '…',
         ];
-        let (date_start, date_end) = self.spans[0];
-        let start = text[..date_start].rfind(ENDS).map_or(0, |i| {
-            i + text[i..].chars().next().map_or(1, char::len_utf8)
+        // Spans are byte ranges of `text` on character boundaries; `part` is empty otherwise.
+        let part = |s: usize, e: usize| text.get(s..e).unwrap_or_default();
+        let Some(&(date_start, date_end)) = self.spans.first() else {
+            return String::new();
+        };
+        let start = part(0, date_start).rfind(ENDS).map_or(0, |i| {
+            let end_len = part(i, text.len()).chars().next().map_or(1, char::len_utf8);
+            i.saturating_add(end_len)
         });
-        let end = text[date_end..]
+        let end = part(date_end, text.len())
             .find(ENDS)
-            .map_or(text.len(), |i| i + date_end);
+            .map_or(text.len(), |i| i.saturating_add(date_end));
         let mut out = String::new();
         let mut at = start;
         let mut spans: Vec<(usize, usize)> = self
@@ -66,10 +76,10 @@ impl When {
                 at = at.max(e);
                 continue;
             }
-            out.push_str(&text[at..s]);
+            out.push_str(part(at, s));
             if s == date_start {
                 let before = out.trim_end().to_ascii_lowercase();
-                let latin = text[s..e].is_ascii();
+                let latin = part(s, e).is_ascii();
                 let has_prep = ["on", "by", "until", "before", "for", "at"]
                     .iter()
                     .any(|p| before.ends_with(&format!(" {p}")) || before == *p);
@@ -80,7 +90,7 @@ impl When {
             }
             at = e;
         }
-        out.push_str(&text[at..end]);
+        out.push_str(part(at, end));
         out.split_whitespace().collect::<Vec<_>>().join(" ")
     }
 
@@ -92,11 +102,11 @@ impl When {
         let mut at = 0;
         for (s, e) in spans {
             if s > at {
-                out.push_str(&text[at..s]);
+                out.push_str(text.get(at..s).unwrap_or_default());
             }
             at = at.max(e);
         }
-        out.push_str(&text[at.min(text.len())..]);
+        out.push_str(text.get(at..).unwrap_or_default());
         out
     }
 }
@@ -122,7 +132,10 @@ pub fn find(text: &str, today: NaiveDate) -> Option<When> {
 /// `wd` of the calendar week after today's (weeks start Monday).
 fn next_week_day(today: NaiveDate, wd: Weekday) -> Option<NaiveDate> {
     let monday = calendar::monday_of(today)?;
-    calendar::plus_days(monday, 7 + i64::from(wd.num_days_from_monday()))
+    calendar::plus_days(
+        monday,
+        i64::from(wd.num_days_from_monday()).saturating_add(7),
+    )
 }
 
 /// A day of a month; without a year, the next occurrence from today on; without a month,
@@ -258,7 +271,7 @@ mod tests {
             "262142-12-31",
             "4294967295年5月8日",
         ];
-        for today in [NaiveDate::MIN, NaiveDate::MAX] {
+        for today in [NaiveDate::MIN, NaiveDate::MAX, today()] {
             for text in texts {
                 if let Some(when) = find(text, today) {
                     let _ = (when.timestamp(), when.restate(text), when.strip(text));

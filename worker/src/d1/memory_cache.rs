@@ -12,6 +12,7 @@
 //! first); an NPC bigger than that is served by SQL.
 
 use futures_util::FutureExt;
+use hippo::error::PortError;
 use hippo::memory::Memory;
 use hippo::npc::Npc;
 use hippo::ports::{PortResult, Store, Write, WriteBatch};
@@ -150,7 +151,10 @@ impl MemoryCache {
                 },
             );
         }
-        let entry = self.entries.get_mut(npcid).expect("inserted above");
+        let Some(entry) = self.entries.get_mut(npcid) else {
+            // Neither a fresh copy nor an existing one: read everything again.
+            return Ok(Applied::NeedsFullRead);
+        };
         // Another request of this isolate may have brought the copy further already: a delta
         // read at an older version is dropped. One read at the copy's own version still
         // applies: rows edited outside Hippo's commits carry a stamp above the version without
@@ -201,7 +205,11 @@ fn commit_now(store: &MemoryStore, npcid: &str, batch: WriteBatch) -> PortResult
     store
         .commit(npcid, batch)
         .now_or_never()
-        .expect("the in-memory store commits without waiting")
+        .unwrap_or_else(|| {
+            Err(PortError::Backend(
+                "the in-memory store's commit waited".into(),
+            ))
+        })
 }
 
 fn one(write: Write) -> WriteBatch {

@@ -46,6 +46,10 @@ struct DemoMemory {
 }
 
 /// The export document of character 01, with times relative to `now`.
+#[allow(
+    clippy::expect_used,
+    reason = "compiled-in data, read by the test below: no request can change it"
+)]
 pub fn document(now: Timestamp) -> NpcExport {
     let data: DemoData = serde_json::from_str(DATA).expect("lingfei.json matches DemoData");
     let created = now.plus_days(-90);
