@@ -26,6 +26,7 @@ fn fuzz_regressions_replay_cleanly() {
     replay("tokenizer", fuzz_checks::tokenizer);
     replay("time_expression", fuzz_checks::time_expression);
     replay("llm_output", fuzz_checks::llm_output);
+    replay("http_request", fuzz_checks::http_requests);
 }
 
 #[test]
@@ -39,6 +40,10 @@ fn checks_accept_ordinary_inputs() {
     );
     fuzz_checks::tokenizer("我对花生过敏, I'm allergic to peanuts! ４月８日".as_bytes());
     fuzz_checks::time_expression("上周 and 3 days ago".as_bytes());
+    fuzz_checks::http_requests(
+        "retrieve f\n\n{\"query\":\"what did I drink last week\"}\x1eput_pkg\n\n{\"updates\":[{\"key\":\"City\",\"value\":\"Chengdu\"}]}\x1edream f\ndry_run=1\n"
+            .as_bytes(),
+    );
     fuzz_checks::llm_output(br#"```json
 {"entity_ops":[{"op":"add","name":"Anna","title":["sister"]}],"pkg_updates":[],"memories":[{"summary":"The user has a sister, Anna","type":"relationship","importance":0.6,"confidence":0.9}]}
 ```"#);

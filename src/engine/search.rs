@@ -102,7 +102,16 @@ impl Hippo {
 
     /// memory_retrieval (SPEC §3.4): never sensitive or archived memories, small answers.
     pub async fn retrieve(&self, npcid: &str, req: RetrievalRequest) -> Result<RetrievalResponse> {
-        let parsed = protocol::ParsedRetrieval::from_request(&req)?;
+        self.retrieve_parsed(npcid, protocol::ParsedRetrieval::from_request(&req)?)
+            .await
+    }
+
+    /// memory_retrieval for a request the protocol already parsed (the HTTP path).
+    pub async fn retrieve_parsed(
+        &self,
+        npcid: &str,
+        parsed: protocol::ParsedRetrieval,
+    ) -> Result<RetrievalResponse> {
         let retrieval = Retrieval {
             query: check_query(&parsed.query)?,
             types: parsed.memory_types,
