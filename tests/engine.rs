@@ -581,3 +581,177 @@ fn search_explains_its_ranking_and_can_include_sensitive_memories() {
     let plain = run(w.hippo.search("s", json(json!({"query": "books"})))).unwrap();
     assert!(plain.memories.iter().all(|m| m.signals.is_none()));
 }
+
+/// Issue 18, item 9: PKG fields and entities are capped per NPC: a 400 on the API, what the
+/// dream finds beyond the cap is dropped (the dream does not fail), an import over the cap
+/// is a 400.
+#[test]
+fn pkg_fields_and_entities_are_capped_per_npc() {
+    let w = world();
+    npc(&w, "cap", json!({}));
+    let fields: Vec<_> = (0..hippo::pkg::MAX_FIELDS)
+        .map(|i| json!({"key": format!("Field {i}"), "value": "x"}))
+        .collect();
+    run(w
+        .hippo
+        .update_pkg("cap", json(json!({ "updates": fields }))))
+    .unwrap();
+    // Changing an existing field is fine; one more field is not.
+    run(w.hippo.update_pkg(
+        "cap",
+        json(json!({"updates": [{"key": "Field 0", "value": "y"}]})),
+    ))
+    .unwrap();
+    let err = run(w.hippo.update_pkg(
+        "cap",
+        json(json!({"updates": [{"key": "City", "value": "Paris"}]})),
+    ))
+    .unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidInput(m) if m.contains("at most 256 fields")),
+        "{err:?}"
+    );
+    let err = run(w
+        .hippo
+        .upsert_npc("cap", json(json!({"pkg": {"City": "Paris"}}))))
+    .unwrap_err();
+    assert!(matches!(err, Error::InvalidInput(_)));
+
+    // The dream finds a new field ("Hobbies": it does on an NPC under the cap) and drops it
+    // without failing.
+    let said =
+        json!({"turns": [{"role": "user", "content": "I love swimming and my hobby is painting"}]});
+    npc(&w, "free", json!({}));
+    for id in ["cap", "free"] {
+        run(w.hippo.append_conversation(id, json(said.clone()))).unwrap();
+        assert_eq!(run(w.hippo.dream(id, false)).unwrap().error, None);
+    }
+    assert!(run(w.hippo.get_pkg("free"))
+        .unwrap()
+        .pkg
+        .contains_key("Hobbies"));
+    let pkg = run(w.hippo.get_pkg("cap")).unwrap().pkg;
+    assert!(!pkg.contains_key("Hobbies") && pkg.len() == hippo::pkg::MAX_FIELDS + 2);
+
+    let ops: Vec<_> = (0..hippo::relationship::MAX_ENTITIES)
+        .map(|i| json!({"op": "add", "name": format!("Person {i}")}))
+        .collect();
+    run(w.hippo.apply_entity_ops("cap", json(json!({ "ops": ops })))).unwrap();
+    let err = run(w.hippo.apply_entity_ops(
+        "cap",
+        json(json!({"ops": [{"op": "add", "name": "One more"}]})),
+    ))
+    .unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidInput(m) if m.contains("at most 1000 entities")),
+        "{err:?}"
+    );
+    // Adding a known name updates it: no new entity.
+    run(w.hippo.apply_entity_ops(
+        "cap",
+        json(json!({"ops": [{"op": "add", "name": "Person 1", "title": ["friend"]}]})),
+    ))
+    .unwrap();
+
+    let mut doc = run(w.hippo.export_npc("cap")).unwrap();
+    run(w.hippo.import_npc("copy", doc.clone())).unwrap();
+    doc.pkg
+        .insert("One more".into(), PkgValue::Text("x".into()));
+    let err = run(w.hippo.import_npc("copy", doc)).unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidInput(m) if m.contains("more than 256 fields")),
+        "{err:?}"
+    );
+}
+
+/// Issue 18, item 8: an import is checked by the write routes' rules, and keeps the NPC's
+/// retrieval tokens (it revoked them before).
+#[test]
+fn import_checks_every_record_and_keeps_tokens() {
+    let w = world();
+    npc(&w, "imp", json!({"Name": "Xiao Ming"}));
+    add(
+        &w,
+        "imp",
+        json!([{"summary": "User likes green tea", "type": "preference"}]),
+    );
+    let token = run(w.hippo.issue_token("imp", TokenRequest::default()))
+        .unwrap()
+        .token;
+    let good = run(w.hippo.export_npc("imp")).unwrap();
+    let good_json = serde_json::to_value(&good).unwrap();
+
+    let bad_docs: Vec<(&str, serde_json::Value)> = vec![
+        ("importance", json!({"importance": 1e308})),
+        ("confidence", json!({"confidence": -0.5})),
+        ("summary", json!({"summary": "长".repeat(200_000)})),
+        ("summary", json!({"summary": "   "})),
+        ("id", json!({"id": ""})),
+        ("id", json!({"id": "x/../y"})),
+        ("id", json!({"id": ".."})),
+        ("source", json!({"source": "s".repeat(65)})),
+        ("superseded_by", json!({"superseded_by": "a b"})),
+    ];
+    for (field, patch) in bad_docs {
+        let mut doc = good_json.clone();
+        for (k, v) in patch.as_object().unwrap() {
+            doc["memories"][0][k] = v.clone();
+        }
+        let err = run(w.hippo.import_npc("imp", json(doc))).unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidInput(m) if m.starts_with(&format!("memories[0].{field}"))),
+            "{field}: {err:?}"
+        );
+    }
+    for (what, patch) in [
+        ("pkg", json!({"pkg": {"Bad\nKey": "x"}})),
+        ("pkg", json!({"pkg": {"Bio": "b".repeat(1025)}})),
+        (
+            "pkg",
+            json!({"pkg": {"Hobbies": (0..11).map(|i| i.to_string()).collect::<Vec<_>>()}}),
+        ),
+        (
+            "relationship",
+            json!({"relationship": {"friend": {"name": "A"}}}),
+        ),
+        (
+            "relationship",
+            json!({"relationship": {"entity_001": {"name": " "}}}),
+        ),
+        (
+            "diary",
+            json!({"diary": {"prior": "", "dailies": [{"date": "2026-13-01", "summary": "x"}]}}),
+        ),
+        (
+            "diary",
+            json!({"diary": {"prior": "p".repeat(4001), "dailies": []}}),
+        ),
+        (
+            "turns",
+            json!({"turns": [{"id": "t1", "seq": 1, "kind": "turn", "content": "no role", "ts": 0}]}),
+        ),
+        (
+            "display_name",
+            json!({"npc": {"npcid": "imp", "display_name": "n".repeat(201), "created_at": 0, "voice_registered": false, "face_registered": false, "settings": {}, "next_entity_seq": 1, "watermark": 0}}),
+        ),
+    ] {
+        let mut doc = good_json.clone();
+        for (k, v) in patch.as_object().unwrap() {
+            doc[k] = v.clone();
+        }
+        let err = run(w.hippo.import_npc("imp", json(doc))).unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidInput(m) if m.starts_with(what)),
+            "{what}: {err:?}"
+        );
+    }
+    // Nothing of the refused imports landed; the token still resolves.
+    let after = run(w.hippo.export_npc("imp")).unwrap();
+    assert_eq!(serde_json::to_value(&after).unwrap(), good_json);
+    // A restore over the NPC keeps its tokens.
+    run(w.hippo.import_npc("imp", good)).unwrap();
+    assert_eq!(
+        run(w.hippo.resolve_token(&format!("Bearer {token}"))).unwrap(),
+        "imp"
+    );
+}

@@ -30,7 +30,8 @@ fn parse_role(role: &str, i: usize) -> Result<Role> {
     }
 }
 
-fn check_text(text: &str, what: &str, max: usize) -> Result<()> {
+/// Text that must say something: non-empty after trimming, at most `max` characters.
+pub(super) fn check_text(text: &str, what: &str, max: usize) -> Result<()> {
     if text.trim().is_empty() {
         return Err(Error::invalid(format!("{what} cannot be empty")));
     }
@@ -40,6 +41,33 @@ fn check_text(text: &str, what: &str, max: usize) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// Checks a stored log entry (an import) by the rules of `POST /api/conversation`: a turn has
+/// a role and at most [`MAX_TURN_CHARS`] characters, a session summary none and at most
+/// [`MAX_SUMMARY_CHARS`]; session ids as appended; an addressable id; `seq` from 1.
+pub(crate) fn validate_stored_turn(t: &Turn, what: &str) -> Result<()> {
+    if !crate::ids::is_path_safe_id(&t.id) {
+        return Err(Error::invalid(format!(
+            "{what}.id must be 1-64 characters of A-Z a-z 0-9 _ . : -"
+        )));
+    }
+    if t.seq == 0 {
+        return Err(Error::invalid(format!("{what}.seq must be at least 1")));
+    }
+    if let Some(s) = &t.session_id {
+        check_text(s, &format!("{what}.session_id"), MAX_SESSION_ID_CHARS)?;
+    }
+    let content = format!("{what}.content");
+    match (t.kind, t.role) {
+        (EntryKind::Turn, Some(_)) if t.turn_index != Some(SUMMARY_INDEX) => {
+            check_text(&t.content, &content, MAX_TURN_CHARS)
+        }
+        (EntryKind::Summary, None) => check_text(&t.content, &content, MAX_SUMMARY_CHARS),
+        _ => Err(Error::invalid(format!(
+            "{what}: a turn has a role (and an index below {SUMMARY_INDEX}), a summary none"
+        ))),
+    }
 }
 
 impl Hippo {

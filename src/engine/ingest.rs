@@ -2,7 +2,7 @@
 //! dream: each new memory is compared with the most similar live memories of its type and is
 //! inserted, reinforces a duplicate, or supersedes an older value.
 
-use super::memories::NewMemory;
+use super::memories::{fit_keywords, NewMemory};
 use super::Hippo;
 use crate::api::AddMemoryResult;
 use crate::error::{Error, Result};
@@ -45,8 +45,16 @@ impl Hippo {
     /// value for the same subject slot supersedes the old one (kept as history); the
     /// ambiguous band asks the LLM when one is configured, else the deterministic rules.
     /// Content and emotion records are inserted as they are.
-    pub async fn plan_memories(&self, npcid: &str, items: Vec<NewMemory>) -> Result<MemoryPlan> {
+    pub async fn plan_memories(
+        &self,
+        npcid: &str,
+        mut items: Vec<NewMemory>,
+    ) -> Result<MemoryPlan> {
         let now = self.now();
+        // What the dream extracted is cut to the limits every stored memory keeps.
+        for item in &mut items {
+            item.fit_limits();
+        }
         let texts: Vec<String> = items
             .iter()
             .map(|m| embedding_text(&m.summary, &m.keywords))
@@ -117,11 +125,9 @@ impl Hippo {
                         return Err(Error::Internal(format!("candidate {id} vanished")));
                     };
                     reinforce_on_encounter(&mut existing, item.importance, now);
-                    for k in item.keywords {
-                        if !existing.keywords.contains(&k) {
-                            existing.keywords.push(k);
-                        }
-                    }
+                    let mut keywords = std::mem::take(&mut existing.keywords);
+                    keywords.extend(item.keywords);
+                    existing.keywords = fit_keywords(keywords);
                     plan.results.push(AddMemoryResult {
                         id: id.clone(),
                         action: "reinforced".into(),

@@ -5,10 +5,11 @@ use super::ingest::{embedding_text, vector_item};
 use super::{Hippo, ListMemoriesQuery, MAX_ATTEMPTS};
 use crate::api::*;
 use crate::error::{Error, Result};
-use crate::ids::{new_id, validate_npcid};
+use crate::ids::{is_path_safe_id, new_id, validate_npcid};
 use crate::memory::conflict;
 use crate::memory::strength;
 use crate::memory::{Collection, EmotionTag, Memory, MemoryInput, MemoryType};
+use crate::pkg::cut_chars;
 use crate::ports::{MemoryFilter, Write, WriteBatch};
 use crate::time::Timestamp;
 
@@ -17,6 +18,9 @@ pub const MAX_MEMORIES_PER_ADD: usize = 100;
 pub const MAX_SUMMARY_CHARS: usize = 2_000;
 pub const MAX_KEYWORDS: usize = 32;
 pub const MAX_KEYWORD_CHARS: usize = 64;
+pub const MAX_SOURCE_CHARS: usize = 64;
+/// A record's `context` (a conversation chunk's neighbouring turns) at most.
+pub const MAX_CONTEXT_CHARS: usize = 2 * MAX_SUMMARY_CHARS + 1;
 /// Page size bounds of `GET /api/memories`.
 pub const MEMORY_PAGE_DEFAULT: usize = 50;
 pub const MEMORY_PAGE_MAX: usize = 500;
@@ -64,15 +68,7 @@ impl NewMemory {
     pub fn from_input(input: &MemoryInput, i: usize) -> Result<Self> {
         let at = |what: &str| format!("memories[{i}].{what}");
         let summary = input.summary.trim();
-        if summary.is_empty() {
-            return Err(Error::invalid(format!("{} cannot be empty", at("summary"))));
-        }
-        if summary.chars().count() > MAX_SUMMARY_CHARS {
-            return Err(Error::invalid(format!(
-                "{} is longer than {MAX_SUMMARY_CHARS} characters",
-                at("summary")
-            )));
-        }
+        check_summary(summary, &at("summary"))?;
         let memory_type = MemoryType::parse(&input.memory_type).ok_or_else(|| {
             Error::invalid(format!(
                 "{} must be one of preference, style, profile, history, project, constraint, \
@@ -80,26 +76,11 @@ impl NewMemory {
                 at("type")
             ))
         })?;
-        if input.keywords.len() > MAX_KEYWORDS
-            || input
-                .keywords
-                .iter()
-                .any(|k| k.chars().count() > MAX_KEYWORD_CHARS)
-        {
-            return Err(Error::invalid(format!(
-                "{}: at most {MAX_KEYWORDS} keywords of at most {MAX_KEYWORD_CHARS} characters",
-                at("keywords")
-            )));
-        }
+        check_keywords(&input.keywords, &at("keywords"))?;
         let unit = |v: Option<f64>, name: &str, default: f64| -> Result<f64> {
-            match v {
-                None => Ok(default),
-                Some(x) if (0.0..=1.0).contains(&x) => Ok(x),
-                Some(_) => Err(Error::invalid(format!(
-                    "{} must be between 0 and 1",
-                    at(name)
-                ))),
-            }
+            let v = v.unwrap_or(default);
+            check_unit(v, &at(name))?;
+            Ok(v)
         };
         let source = input
             .source
@@ -107,12 +88,7 @@ impl NewMemory {
             .map(str::trim)
             .filter(|s| !s.is_empty())
             .unwrap_or("long_term_memory");
-        if source.chars().count() > 64 {
-            return Err(Error::invalid(format!(
-                "{} is longer than 64 characters",
-                at("source")
-            )));
-        }
+        check_source(source, &at("source"))?;
         Ok(NewMemory {
             summary: summary.to_string(),
             memory_type,
@@ -134,6 +110,16 @@ impl NewMemory {
         })
     }
 
+    /// Brings a record the dream made within the limits every stored memory keeps (the write
+    /// route refuses what is over them; the dream's text is cut instead): summary and
+    /// context cut, keywords trimmed, de-duplicated, cut and at most [`MAX_KEYWORDS`].
+    pub(crate) fn fit_limits(&mut self) {
+        self.summary = cut_chars(self.summary.trim(), MAX_SUMMARY_CHARS);
+        self.context = cut_chars(&self.context, MAX_CONTEXT_CHARS);
+        self.source = cut_chars(&self.source, MAX_SOURCE_CHARS);
+        self.keywords = fit_keywords(std::mem::take(&mut self.keywords));
+    }
+
     pub(crate) fn into_memory(self, now: Timestamp) -> Memory {
         Memory {
             keywords: self.keywords,
@@ -149,6 +135,98 @@ impl NewMemory {
             ..Memory::new(new_id("mem"), self.memory_type, self.summary, now)
         }
     }
+}
+
+/// Keywords within the limits: trimmed, blank and repeated ones dropped, each cut to
+/// [`MAX_KEYWORD_CHARS`], at most [`MAX_KEYWORDS`] (the first ones).
+pub(crate) fn fit_keywords(keywords: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for k in keywords {
+        let k = cut_chars(k.trim(), MAX_KEYWORD_CHARS);
+        if !k.is_empty() && !out.contains(&k) && out.len() < MAX_KEYWORDS {
+            out.push(k);
+        }
+    }
+    out
+}
+
+/// A summary: non-empty after trimming, at most [`MAX_SUMMARY_CHARS`] characters.
+fn check_summary(summary: &str, what: &str) -> Result<()> {
+    super::conversation::check_text(summary, what, MAX_SUMMARY_CHARS)
+}
+
+fn check_keywords(keywords: &[String], what: &str) -> Result<()> {
+    if keywords.len() > MAX_KEYWORDS
+        || keywords
+            .iter()
+            .any(|k| k.chars().count() > MAX_KEYWORD_CHARS)
+    {
+        return Err(Error::invalid(format!(
+            "{what}: at most {MAX_KEYWORDS} keywords of at most {MAX_KEYWORD_CHARS} characters"
+        )));
+    }
+    Ok(())
+}
+
+/// Confidence, importance, an emotion's intensity: a number from 0 to 1.
+fn check_unit(value: f64, what: &str) -> Result<()> {
+    if (0.0..=1.0).contains(&value) {
+        Ok(())
+    } else {
+        Err(Error::invalid(format!("{what} must be between 0 and 1")))
+    }
+}
+
+fn check_source(source: &str, what: &str) -> Result<()> {
+    if source.chars().count() > MAX_SOURCE_CHARS {
+        return Err(Error::invalid(format!(
+            "{what} is longer than {MAX_SOURCE_CHARS} characters"
+        )));
+    }
+    Ok(())
+}
+
+/// An id a record is stored and addressed by (`DELETE /api/memories/{npcid}/{id}`).
+fn check_record_id(id: &str, what: &str) -> Result<()> {
+    if is_path_safe_id(id) {
+        Ok(())
+    } else {
+        Err(Error::invalid(format!(
+            "{what} must be 1-64 characters of A-Z a-z 0-9 _ . : - (not . or ..)"
+        )))
+    }
+}
+
+/// Checks a stored memory (an import) by the rules of `POST /api/memories`, plus what only
+/// stored records have: an addressable id, `superseded_by`, `context`, an emotion tag.
+/// Keywords are expected within limits already ([`fit_keywords`]).
+pub(crate) fn validate_record(m: &Memory, what: &str) -> Result<()> {
+    let at = |field: &str| format!("{what}.{field}");
+    check_record_id(&m.id, &at("id"))?;
+    check_summary(&m.summary, &at("summary"))?;
+    check_keywords(&m.keywords, &at("keywords"))?;
+    check_unit(m.confidence, &at("confidence"))?;
+    check_unit(m.importance, &at("importance"))?;
+    check_source(&m.source, &at("source"))?;
+    if let Some(id) = &m.superseded_by {
+        check_record_id(id, &at("superseded_by"))?;
+    }
+    if m.context.chars().count() > MAX_CONTEXT_CHARS {
+        return Err(Error::invalid(format!(
+            "{} is longer than {MAX_CONTEXT_CHARS} characters",
+            at("context")
+        )));
+    }
+    if let Some(emotion) = &m.emotion {
+        check_unit(emotion.intensity, &at("emotion.intensity"))?;
+        if emotion.label.chars().count() > MAX_KEYWORD_CHARS {
+            return Err(Error::invalid(format!(
+                "{} is longer than {MAX_KEYWORD_CHARS} characters",
+                at("emotion.label")
+            )));
+        }
+    }
+    Ok(())
 }
 
 impl Hippo {

@@ -15,7 +15,10 @@ mod transfer;
 
 pub use conversation::{LOG_PAGE_DEFAULT, LOG_PAGE_MAX};
 pub use ingest::{embedding_text, MemoryPlan};
-pub use memories::{NewMemory, MEMORY_PAGE_DEFAULT, MEMORY_PAGE_MAX};
+pub use memories::{
+    NewMemory, MAX_CONTEXT_CHARS, MAX_KEYWORDS, MAX_KEYWORD_CHARS, MAX_SUMMARY_CHARS,
+    MEMORY_PAGE_DEFAULT, MEMORY_PAGE_MAX,
+};
 pub use npcs::{NPC_PAGE_DEFAULT, NPC_PAGE_MAX};
 
 use crate::error::{Error, PortError, Result};

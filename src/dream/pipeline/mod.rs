@@ -20,6 +20,8 @@ mod diary;
 mod extraction;
 mod records;
 
+pub use diary::{DAILY_MAX_CHARS, PRIOR_MAX_CHARS};
+
 use crate::api::DreamReport;
 use crate::conversation::Turn;
 use crate::engine::Hippo;

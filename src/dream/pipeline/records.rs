@@ -12,7 +12,7 @@ use crate::npc::NpcSettings;
 use crate::time::Timestamp;
 
 /// Longest content chunk, in characters.
-pub const MAX_CHUNK_CHARS: usize = 2_000;
+pub const MAX_CHUNK_CHARS: usize = crate::engine::MAX_SUMMARY_CHARS;
 /// The `source` of content chunks.
 pub const CONTENT_SOURCE: &str = "conversation";
 
@@ -51,13 +51,11 @@ fn speaker(t: &Turn) -> &'static str {
     }
 }
 
-/// "Speaker: text" of a log entry, bounded.
+/// "Speaker: text" of a log entry, at most [`MAX_CHUNK_CHARS`] in all (a record's summary
+/// limit, which an import checks).
 fn chunk_text(t: &Turn) -> String {
-    format!(
-        "{}: {}",
-        speaker(t),
-        cut_chars(t.content.trim(), MAX_CHUNK_CHARS)
-    )
+    let text = format!("{}: {}", speaker(t), t.content.trim());
+    cut_chars(&text, MAX_CHUNK_CHARS).to_string()
 }
 
 /// The turns before and after `i` in the same session: a chunk's `context`, which the
