@@ -755,3 +755,76 @@ fn import_checks_every_record_and_keeps_tokens() {
         "imp"
     );
 }
+
+/// An embedder that counts the texts it is asked for (any embedder: built-in or external).
+struct CountingEmbedder {
+    inner: hippo::retrieval::embed::BuiltinEmbedder,
+    texts: std::cell::RefCell<Vec<usize>>,
+}
+
+#[async_trait::async_trait(?Send)]
+impl hippo::ports::Embedder for CountingEmbedder {
+    fn name(&self) -> &str {
+        "counting"
+    }
+    fn dimension(&self) -> usize {
+        self.inner.dimension()
+    }
+    fn thresholds(&self) -> hippo::ports::SimilarityThresholds {
+        self.inner.thresholds()
+    }
+    async fn embed(&self, texts: &[String]) -> hippo::ports::PortResult<Vec<Vec<f32>>> {
+        self.texts.borrow_mut().push(texts.len());
+        self.inner.embed(texts).await
+    }
+}
+
+/// Issue 18, item 9: every retrieval re-embedded every PKG field, entity and diary day.
+/// Their vectors are cached by text: a retrieval embeds the query and the texts not seen.
+#[test]
+fn retrieval_embeds_only_the_query_and_unseen_structured_texts() {
+    let embedder = Rc::new(CountingEmbedder {
+        inner: hippo::retrieval::embed::BuiltinEmbedder::new(),
+        texts: Default::default(),
+    });
+    let w = world();
+    let hippo = hippo::Hippo::new(Ports {
+        embedder: embedder.clone(),
+        ..w.hippo.ports().clone()
+    });
+    let fields: Vec<_> = (0..50)
+        .map(|i| json!({"key": format!("Field {i}"), "value": format!("value {i}")}))
+        .collect();
+    run(hippo.upsert_npc("c", NpcUpsert::default())).unwrap();
+    run(hippo.update_pkg("c", json(json!({ "updates": fields })))).unwrap();
+    let ops: Vec<_> = (0..100)
+        .map(|i| json!({"op": "add", "name": format!("Person {i}")}))
+        .collect();
+    run(hippo.apply_entity_ops("c", json(json!({ "ops": ops })))).unwrap();
+    let ask = |query: &str| {
+        embedder.texts.borrow_mut().clear();
+        let found = run(hippo.retrieve("c", json(json!({ "query": query })))).unwrap();
+        (embedder.texts.borrow().clone(), found.memories)
+    };
+    let (first, hits) = ask("who is Person 7");
+    assert_eq!(first, [1 + 50 + 100]);
+    assert!(hits.iter().any(|m| m.summary == "Person 7"), "{hits:?}");
+    let (second, again) = ask("who is Person 7");
+    assert_eq!(second, [1], "only the query");
+    assert_eq!(again, hits, "cached vectors rank the same");
+    run(hippo.update_pkg(
+        "c",
+        json(json!({"updates": [{"key": "City", "value": "Chengdu"}]})),
+    ))
+    .unwrap();
+    assert_eq!(ask("where do I live").0, [2], "the query and the new field");
+    // Instances sharing one cache (a Worker isolate's requests): the first embeds all, the
+    // next only its query.
+    let cache = Rc::new(std::cell::RefCell::new(Default::default()));
+    for want in [1 + 51 + 100, 1] {
+        let instance = hippo::Hippo::new(hippo.ports().clone()).with_embedding_cache(cache.clone());
+        embedder.texts.borrow_mut().clear();
+        run(instance.retrieve("c", json(json!({"query": "Person 7"})))).unwrap();
+        assert_eq!(embedder.texts.borrow().as_slice(), [want]);
+    }
+}

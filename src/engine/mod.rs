@@ -26,8 +26,9 @@ use crate::ids::validate_npcid;
 use crate::memory::strength::DecayConfig;
 use crate::npc::Npc;
 use crate::ports::{Clock, Embedder, Llm, Store, VectorIndex, WriteBatch};
+use crate::retrieval::embed_cache::EmbeddingCache;
 use crate::time::Timestamp;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 /// The outside world, as the core sees it.
@@ -70,6 +71,8 @@ pub struct Hippo {
     ports: Ports,
     decay: DecayConfig,
     embedder_checked: Cell<bool>,
+    /// Vectors of structured candidates (PKG fields, entities, diary days) by text.
+    embed_cache: Rc<RefCell<EmbeddingCache>>,
 }
 
 impl Hippo {
@@ -78,7 +81,15 @@ impl Hippo {
             ports,
             decay: DecayConfig::default(),
             embedder_checked: Cell::new(false),
+            embed_cache: Rc::new(RefCell::new(EmbeddingCache::default())),
         }
+    }
+
+    /// Shares `cache` with other instances (a Worker isolate builds one `Hippo` per request
+    /// and keeps one cache for all of them).
+    pub fn with_embedding_cache(mut self, cache: Rc<RefCell<EmbeddingCache>>) -> Self {
+        self.embed_cache = cache;
+        self
     }
 
     pub fn ports(&self) -> &Ports {

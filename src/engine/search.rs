@@ -10,12 +10,14 @@ use crate::memory::{Collection, Memory, MemoryType};
 use crate::npc::Npc;
 use crate::pkg::{PkgValue, MULTI_VALUE_LIMITS};
 use crate::ports::{LexicalQuery, MemoryFilter, VectorFilter, Write, WriteBatch};
+use crate::retrieval::embed_cache::{text_key, TextKey};
 use crate::retrieval::protocol;
 use crate::retrieval::rank::{self, Candidate, CandidateKind, RankRequest, Ranked};
 use crate::retrieval::timeparse::parse_time_range;
 use crate::retrieval::tokenize::tokenize_query;
 use crate::time::Timestamp;
 use indexmap::IndexMap;
+use std::rc::Rc;
 
 /// `max_results` of the search route: default and upper bound.
 pub const SEARCH_DEFAULT_RESULTS: usize = 10;
@@ -155,11 +157,12 @@ impl Hippo {
         }
 
         let structured = self.structured_candidates(npcid, &npc).await?;
-        let mut texts = vec![r.query.clone()];
-        texts.extend(structured.iter().map(|c| c.summary.clone()));
         // If embedding fails the answer comes from the lexical path alone.
-        let embedded = self.ports.embedder.embed(&texts).await.ok();
-        let query_vector = embedded.as_ref().and_then(|v| v.first().cloned());
+        let (query_vector, structured_vectors) =
+            match self.embed_for_retrieval(&r.query, &structured).await {
+                Some((q, s)) => (Some(q), s),
+                None => (None, Vec::new()),
+            };
         if let Some(qv) = &query_vector {
             let filter = VectorFilter {
                 collections: searched.clone(),
@@ -200,8 +203,11 @@ impl Hippo {
                 memory_candidate(m, sim, now, self)
             })
             .collect();
-        for (mut c, i) in structured.into_iter().zip(1..) {
-            c.vector_similarity = match (&query_vector, embedded.as_ref().and_then(|v| v.get(i))) {
+        for (i, mut c) in structured.into_iter().enumerate() {
+            c.vector_similarity = match (
+                &query_vector,
+                structured_vectors.get(i).and_then(Option::as_ref),
+            ) {
                 (Some(q), Some(v)) => Some(crate::retrieval::embed::cosine(q, v)),
                 _ => None,
             };
@@ -240,6 +246,39 @@ impl Hippo {
             let _ = store.commit(npcid, batch).await;
         }
         Ok(ranked)
+    }
+
+    /// The query's vector and the structured candidates' vectors, in order: those the cache
+    /// holds are taken from it, the rest embedded in one call with the query (and cached).
+    /// `None` when the embedder fails.
+    async fn embed_for_retrieval(
+        &self,
+        query: &str,
+        structured: &[Candidate],
+    ) -> Option<(Vec<f32>, Vec<Option<Rc<[f32]>>>)> {
+        let e = &self.ports.embedder;
+        let embedder = format!("{}:{}", e.name(), e.dimension());
+        let keys: Vec<TextKey> = structured
+            .iter()
+            .map(|c| text_key(&embedder, &c.summary))
+            .collect();
+        let mut found: Vec<Option<Rc<[f32]>>> = {
+            let mut cache = self.embed_cache.borrow_mut();
+            keys.iter().map(|k| cache.get(k)).collect()
+        };
+        let missing: Vec<usize> = (0..found.len()).filter(|&i| found[i].is_none()).collect();
+        let mut texts = vec![query.to_string()];
+        texts.extend(missing.iter().map(|&i| structured[i].summary.clone()));
+        let mut vectors = e.embed(&texts).await.ok()?.into_iter();
+        let query_vector = vectors.next()?;
+        let mut cache = self.embed_cache.borrow_mut();
+        for (i, vector) in missing.into_iter().zip(vectors) {
+            let vector: Rc<[f32]> = vector.into();
+            cache.insert(keys[i], vector.clone());
+            found[i] = Some(vector);
+        }
+        // A short answer from the embedder leaves the rest without a vector.
+        Some((query_vector, found))
     }
 
     /// SPEC §2.4 exclusions: superseded, expired, emotion snippets, and unless asked for,

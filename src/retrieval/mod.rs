@@ -11,6 +11,7 @@
 //! 4. [`protocol::render_retrieval`] (memory_retrieval) or [`protocol::render_search`].
 
 pub mod embed;
+pub mod embed_cache;
 pub mod lexical;
 pub mod protocol;
 pub mod rank;
