@@ -1,6 +1,6 @@
 // Issue 18, items 8, 9 and 10 through the Worker: an import is checked by the write routes'
 // rules and keeps the NPC's retrieval tokens; PKG fields and entities are capped per NPC;
-// control characters in PKG keys are refused.
+// control characters in PKG keys are refused; bidi overrides never reach the character.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { startWorker } from "../worker/harness.mjs";
@@ -78,4 +78,14 @@ test("PKG fields and relationship entities are capped per NPC", async () => {
   // Retrieval renders every field and entity as a candidate: it still answers.
   const hits = await w.json("POST", "/api/memories/cap/search", { query: "Person 999" });
   assert.ok(hits.memories.some((m) => m.summary.startsWith("Person 999")), JSON.stringify(hits.memories[0]));
+});
+
+test("bidi overrides are stored as written but never served to the character", async () => {
+  const summary = "The user's name is \u202Eeman\u202C Alex \u2067(\u2069";
+  await w.json("POST", "/api/memories/imp", { memories: [{ summary, type: "profile" }] });
+  const res = await w.retrieval(token, { query: "user's name Alex" });
+  const served = res.body.memories.find((m) => m.summary.includes("Alex"));
+  assert.equal(served?.summary, "The user's name is eman Alex (");
+  const doc = await snapshot(w, "imp");
+  assert.ok(doc.memories.some((m) => m.summary === summary), "the export keeps the text as written");
 });
