@@ -1,20 +1,25 @@
-//! Replays every saved fuzz input (crashes found by `make fuzz` become files here) through the
-//! same checks the fuzz targets run.
+//! Replays every saved fuzz input through the same checks the fuzz targets run: the crashes
+//! `make fuzz` found (`fuzz/regressions/<target>/`) and the committed seeds
+//! (`fuzz/seeds/<target>/`, written by `scripts/fuzz-seeds.mjs`: extreme numbers, dates and
+//! time units), in a debug build, where integer overflow panics.
 
 mod fuzz_checks;
 
 use std::path::Path;
 
 fn replay(target: &str, check: fn(&[u8])) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz/regressions")
-        .join(target);
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let data = std::fs::read(entry.path()).expect("readable input");
-        check(&data);
+    for kind in ["regressions", "seeds"] {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fuzz")
+            .join(kind)
+            .join(target);
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let data = std::fs::read(entry.path()).expect("readable input");
+            check(&data);
+        }
     }
 }
 

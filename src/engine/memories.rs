@@ -24,6 +24,9 @@ pub const MAX_CONTEXT_CHARS: usize = 2 * MAX_SUMMARY_CHARS + 1;
 /// Page size bounds of `GET /api/memories`.
 pub const MEMORY_PAGE_DEFAULT: usize = 50;
 pub const MEMORY_PAGE_MAX: usize = 500;
+/// The largest `offset` of `GET /api/memories` passed on to the store: 2^53 - 1, the largest
+/// integer a JS number (D1's binding) holds exactly. A larger one lists nothing, as it would.
+pub const MAX_LIST_OFFSET: u64 = 9_007_199_254_740_991;
 /// Memories per embedder call when re-embedding.
 const EMBED_CHUNK: usize = 64;
 
@@ -305,7 +308,9 @@ impl Hippo {
                 .filter_map(|t| MemoryType::parse(t))
                 .collect(),
             include_superseded: query.include_superseded,
-            offset: query.offset,
+            offset: query
+                .offset
+                .min(usize::try_from(MAX_LIST_OFFSET).unwrap_or(usize::MAX)),
             limit: Some(limit + 1),
             ..Default::default()
         };
@@ -327,7 +332,7 @@ impl Hippo {
         Ok(MemoryList {
             npcid: npcid.to_string(),
             count: memories.len(),
-            next_offset: more.then_some(query.offset + limit),
+            next_offset: more.then_some(query.offset.saturating_add(limit)),
             memories,
         })
     }

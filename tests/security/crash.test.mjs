@@ -85,3 +85,17 @@ test("timestamps outside the years 0000-9999 are a 400, never stored as 1970", a
   const { memories } = await w.json("GET", "/api/memories/crash");
   assert.deepEqual(memories.map((m) => m.summary), ["The user went hiking on Mount Tai"]);
 });
+
+test("huge numbers in query strings are a page past the end or a 400, never a 500", async () => {
+  const list = await w.json("GET", "/api/memories/crash?offset=18446744073709551615&limit=4294967297");
+  assert.deepEqual([list.count, list.next_offset], [0, undefined]);
+  assert.equal((await w.json("GET", "/api/memories/crash?offset=9007199254740993")).count, 0);
+  const log = await w.json("GET", "/api/conversation/crash?since=18446744073709551615&limit=4294967297");
+  assert.deepEqual(log.turns, []);
+  const npcs = await w.json("GET", "/api/npc?limit=18446744073709551615");
+  assert.ok(npcs.npcs.some((n) => n.npcid === "crash"));
+  for (const q of ["offset=18446744073709551616", "limit=-1", "offset=1e3"]) {
+    const { status } = await jsonAnswer(await w.admin("GET", `/api/memories/crash?${q}`), q);
+    assert.equal(status, 400, q);
+  }
+});

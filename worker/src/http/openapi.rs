@@ -30,7 +30,11 @@ fn path_params(route: &Route) -> Vec<Value> {
         .filter_map(|seg| seg.strip_prefix('{')?.strip_suffix('}'))
         .map(|name| {
             let schema = if name == "npcid" {
-                json!({ "type": "string", "pattern": "^[A-Za-z0-9_.:-]{1,64}$" })
+                json!({
+                    "type": "string",
+                    "pattern": "^[A-Za-z0-9_.:-]{1,64}$",
+                    "description": "not . or .. (URL normalisation removes those segments)"
+                })
             } else {
                 json!({ "type": "string" })
             };
