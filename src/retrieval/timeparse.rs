@@ -213,14 +213,23 @@ fn month_of_word(word: &str) -> Option<u32> {
         .map(|(n, _)| n)
 }
 
-/// A fixed phrase: CJK characters or English words.
+/// A fixed phrase: CJK characters or English words. Compared token by token without building
+/// the phrase's tokens (this runs for every phrase at every position of the text).
 fn phrase(tokens: &[Tok], text: &str) -> Option<usize> {
-    let parts: Vec<Tok> = if text.is_ascii() {
-        text.split(' ').map(|w| Tok::Word(w.to_string())).collect()
+    let mut rest = tokens.iter();
+    let mut used: usize = 0;
+    if text.is_ascii() {
+        for word in text.split(' ') {
+            matches!(rest.next(), Some(Tok::Word(w)) if w == word).then_some(())?;
+            used = used.saturating_add(1);
+        }
     } else {
-        text.chars().map(Tok::Char).collect()
-    };
-    tokens.starts_with(&parts).then_some(parts.len())
+        for c in text.chars() {
+            (rest.next() == Some(&Tok::Char(c))).then_some(())?;
+            used = used.saturating_add(1);
+        }
+    }
+    Some(used)
 }
 
 fn first_phrase(tokens: &[Tok], texts: &[&str]) -> Option<usize> {
