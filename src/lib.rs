@@ -18,6 +18,7 @@ pub mod pkg;
 pub mod ports;
 pub mod relationship;
 pub mod retrieval;
+pub mod sensitive;
 pub mod store;
 pub mod time;
 
