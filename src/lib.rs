@@ -14,6 +14,7 @@ pub mod error;
 pub mod ids;
 pub mod memory;
 pub mod npc;
+pub mod order;
 pub mod pkg;
 pub mod ports;
 pub mod relationship;

@@ -307,7 +307,7 @@ pub(crate) fn check_unit(value: Option<f64>, at: &str) -> Result<Option<f64>> {
 
 pub(crate) fn check_category(name: &str, at: &str) -> Result<Category> {
     Category::parse(name)
-        .ok_or_else(|| Error::invalid(format!("{at} must be one of {}", Category::names(", "))))
+        .ok_or_else(|| Error::invalid(format!("{at} must be one of {}", Category::NAMES)))
 }
 
 impl Hippo {

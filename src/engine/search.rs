@@ -49,14 +49,16 @@ struct Retrieval {
 }
 
 fn parse_types(names: Option<&Vec<String>>) -> Vec<MemoryType> {
-    let mut types: Vec<MemoryType> = names
+    let wanted: Vec<MemoryType> = names
         .into_iter()
         .flatten()
         .filter_map(|n| MemoryType::parse(n))
         .collect();
-    types.sort();
-    types.dedup();
-    types
+    // In type order, each once (no sort: its code would be one more copy in the wasm builds).
+    MemoryType::ALL
+        .into_iter()
+        .filter(|t| wanted.contains(t))
+        .collect()
 }
 
 fn check_query(query: &str) -> Result<String> {

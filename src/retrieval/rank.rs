@@ -310,7 +310,7 @@ pub fn rank_with(
             })
         })
         .collect();
-    ranked.sort_by(|a, b| {
+    crate::order::sort_by(&mut ranked, |a, b| {
         b.score
             .total_cmp(&a.score)
             .then_with(|| a.candidate.id.cmp(&b.candidate.id))

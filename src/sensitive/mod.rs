@@ -22,7 +22,7 @@ use std::ops::Range;
 
 /// Why a text is sensitive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "snake_case", try_from = "String")]
 pub enum Category {
     /// Passwords, PINs, API keys, verification codes.
     Credentials,
@@ -69,12 +69,34 @@ impl Category {
 
     /// The category of a wire name (exact, as [`Category::as_str`] writes it).
     pub fn parse(name: &str) -> Option<Category> {
-        Self::ALL.into_iter().find(|c| c.as_str() == name.trim())
+        Some(match name.trim() {
+            "credentials" => Category::Credentials,
+            "government_id" => Category::GovernmentId,
+            "finance" => Category::Finance,
+            "health" => Category::Health,
+            "sexuality" => Category::Sexuality,
+            "precise_location" => Category::PreciseLocation,
+            "contact" => Category::Contact,
+            "other" => Category::Other,
+            _ => return None,
+        })
     }
 
-    /// The names, for error messages and prompts: `credentials|government_id|…`.
-    pub fn names(separator: &str) -> String {
-        Self::ALL.map(Category::as_str).join(separator)
+    /// The names, for error messages.
+    pub const NAMES: &'static str = "credentials, government_id, finance, health, sexuality, \
+                                     precise_location, contact, other";
+}
+
+impl TryFrom<String> for Category {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<Self, String> {
+        Category::parse(&name).ok_or_else(|| {
+            format!(
+                "unknown sensitive category {name:?}: one of {}",
+                Category::NAMES
+            )
+        })
     }
 }
 
@@ -90,9 +112,19 @@ pub struct Finding {
 
 /// Every sensitive statement in `text`, in text order.
 pub fn detect(text: &str) -> Vec<Finding> {
-    let mut found = rules::all(text);
-    found.sort_by_key(|f| (f.span.start, f.span.end, f.category));
-    found.dedup_by(|a, b| a.span == b.span && a.category == b.category);
+    // Few findings per text: an insertion sort, not a generic sort's code in the wasm.
+    let mut found: Vec<Finding> = Vec::new();
+    for f in rules::all(text) {
+        let key = |f: &Finding| (f.span.start, f.span.end, f.category);
+        if found.iter().any(|g| key(g) == key(&f)) {
+            continue;
+        }
+        let at = found
+            .iter()
+            .position(|g| key(g) > key(&f))
+            .unwrap_or(found.len());
+        found.insert(at, f);
+    }
     found
 }
 

@@ -23,7 +23,8 @@ const VALUE_WINDOW: usize = 60;
 const AMOUNT_BEFORE: usize = 30;
 
 pub(super) fn key_category(key: &str) -> Option<Category> {
-    key_matcher()
+    matchers()
+        .keys
         .find_all(&key.to_ascii_lowercase())
         .into_iter()
         .find_map(|(_, _, tag)| match tag {
@@ -120,7 +121,7 @@ fn digit_runs(raw: &str) -> Vec<Run> {
 pub(super) fn all(text: &str) -> Vec<Finding> {
     let s = Scan::new(text);
     let mut out = Vec::new();
-    for (at, word, tag) in text_matcher().find_all(&s.lower) {
+    for (at, word, tag) in matchers().text.find_all(&s.lower) {
         if let Some(finding) = pattern_finding(&s, at, word, tag) {
             out.push(finding);
         }
@@ -134,6 +135,13 @@ pub(super) fn all(text: &str) -> Vec<Finding> {
     }
     out
 }
+
+/// Punctuation that ends a clause before an amount.
+const CLAUSE_ENDS: &[char] = &['，', '。', ',', '；', ';', '！', '？', '!', '?', '\n'];
+/// Spaces and colons between a trigger and its value.
+const SPACING: &[char] = &[' ', '\t', ':', '：'];
+/// What may follow 是 / 改成 before the value: "密码改成了…", "密码就是…".
+const AFTER_ZH_CONNECTOR: &[char] = &[' ', '了', '就', '都', '：', ':'];
 
 /// Where the clause holding byte `from` ends: at sentence or clause punctuation (a `.` only
 /// before a space or the end, so "3.5" and "p@ss.w0rd" stay whole).
@@ -204,7 +212,7 @@ fn pattern_finding(s: &Scan, at: usize, word: &str, tag: Tag) -> Option<Finding>
             let compound = s.raw[end..].starts_with('-');
             let led = preceding_words(&s.lower, at, 3)
                 .iter()
-                .any(|w| ORIENTATION_LEADS.contains(w));
+                .any(|w| in_list(ORIENTATION_LEADS, w));
             (led && !compound).then(|| term(Category::Sexuality))?
         }
         Tag::ZhOrientationShort => {
@@ -215,7 +223,7 @@ fn pattern_finding(s: &Scan, at: usize, word: &str, tag: Tag) -> Option<Finding>
         }
         Tag::Miscarriage => {
             let before = &s.raw[floor_char_boundary(s.raw, at.saturating_sub(6))..at];
-            let of_a_plan = ZH_PLANS.iter().any(|p| before.ends_with(p));
+            let of_a_plan = ZH_PLANS.split('|').any(|p| before.ends_with(p));
             (!of_a_plan).then(|| term(Category::Health))?
         }
     }
@@ -255,7 +263,7 @@ fn value_after(s: &Scan, at: usize, end: usize, want: Want) -> Option<Range<usiz
         Want::Amount => {
             let from = floor_char_boundary(s.raw, at.saturating_sub(AMOUNT_BEFORE));
             let from = s.raw[from..at]
-                .rfind(['，', '。', ',', '；', ';', '！', '？', '!', '?', '\n'])
+                .rfind(CLAUSE_ENDS)
                 .map_or(from, |i| from + i + 1);
             amount(s, from, limit)
         }
@@ -328,12 +336,12 @@ fn secret_en(s: &Scan, end: usize, limit: usize) -> Option<Range<usize>> {
         .min()?;
     let mut i = end + pos + len;
     loop {
-        i += s.raw[i..].len() - s.raw[i..].trim_start_matches([' ', ':', '\t']).len();
+        i += s.raw[i..].len() - s.raw[i..].trim_start_matches(SPACING).len();
         let word_end = s.raw[i..]
             .find(char::is_whitespace)
             .map_or(s.raw.len(), |j| i + j);
         let word = s.lower[i..word_end].trim_end_matches(|c: char| c.is_ascii_punctuation());
-        if FILLER_WORDS.contains(&word) {
+        if in_list(FILLER_WORDS, word) {
             i = word_end;
             continue;
         }
@@ -346,7 +354,7 @@ fn secret_en(s: &Scan, end: usize, limit: usize) -> Option<Range<usize>> {
         && ["ed", "ing", "ly"].iter().any(|end| plain.ends_with(end));
     if plain.chars().count() < 3
         || ordinary_word
-        || NOT_A_SECRET.contains(&plain)
+        || in_list(NOT_A_SECRET, plain)
         || s.raw[value.end..].starts_with('?')
     {
         return None;
@@ -393,7 +401,7 @@ fn secret_zh(s: &Scan, end: usize, limit: usize) -> Option<Range<usize>> {
     }
     let mut i = end;
     let mut filler = 0;
-    let bare = s.raw[end..limit].trim_start_matches([' ', '：', ':']);
+    let bare = s.raw[end..limit].trim_start_matches(SPACING);
     if bare.len() < s.raw[end..limit].len() && bare.starts_with(|c: char| c.is_ascii_alphanumeric())
     {
         // "开机密码 1qaz2wsx": a value right after the word, without 是.
@@ -402,7 +410,7 @@ fn secret_zh(s: &Scan, end: usize, limit: usize) -> Option<Range<usize>> {
     }
     let after_connector = loop {
         let rest = s.raw.get(i..limit)?;
-        if let Some(c) = ZH_CONNECTORS.iter().find(|c| rest.starts_with(*c)) {
+        if let Some(c) = ZH_CONNECTORS.split('|').find(|c| rest.starts_with(c)) {
             break i + c.len();
         }
         let c = rest.chars().next()?;
@@ -414,10 +422,7 @@ fn secret_zh(s: &Scan, end: usize, limit: usize) -> Option<Range<usize>> {
         }
     };
     let rest = &s.raw[after_connector..];
-    let skipped = rest.len()
-        - rest
-            .trim_start_matches([' ', '了', '就', '都', '：', ':'])
-            .len();
+    let skipped = rest.len() - rest.trim_start_matches(AFTER_ZH_CONNECTOR).len();
     zh_value(s, after_connector + skipped)
 }
 
@@ -697,7 +702,7 @@ fn email_around(raw: &str, at: usize) -> Option<Range<usize>> {
 
 /// Terms matched in their original case: "AIDS" (not "aids"), "cancer" (not the star sign).
 fn cased_terms(s: &Scan, out: &mut Vec<Finding>) {
-    for word in STRONG_CASED_TERMS {
+    for word in STRONG_CASED_TERMS.split('|') {
         for at in word_positions(s.raw, word) {
             out.push(Finding {
                 category: Category::Health,
@@ -706,7 +711,7 @@ fn cased_terms(s: &Scan, out: &mut Vec<Finding>) {
             });
         }
     }
-    for word in PERSONAL_HEALTH_CASED {
+    for word in PERSONAL_HEALTH_CASED.split('|') {
         for at in word_positions(s.raw, word) {
             let span = at..at + word.len();
             if health_disclosure(s, &span) {
@@ -735,14 +740,14 @@ fn preceding_words(lower: &str, at: usize, n: usize) -> Vec<&str> {
 fn health_disclosure(s: &Scan, term: &Range<usize>) -> bool {
     if preceding_words(&s.lower, term.start, 2)
         .iter()
-        .any(|w| POSSESSIVES.contains(w))
+        .any(|w| in_list(POSSESSIVES, w))
     {
         return true;
     }
     let sentence = &s.lower[sentence_around(&s.lower, term.start)];
-    let has = |words: &[&str]| {
+    let has = |words: &str| {
         words
-            .iter()
+            .split('|')
             .any(|w| word_positions(sentence, w).next().is_some())
     };
     has(PERSON_WORDS) && has(DISCLOSURE_WORDS)
@@ -773,7 +778,7 @@ fn street_addresses(s: &Scan, out: &mut Vec<Finding>) {
         }
         for (k, candidate) in words.iter().enumerate().skip(i + 1).take(5) {
             let word = &s.raw[candidate.clone()];
-            let is_suffix = STREET_SUFFIXES.contains(&word.to_ascii_lowercase().as_str());
+            let is_suffix = in_list(STREET_SUFFIXES, &word.to_ascii_lowercase());
             if is_suffix && k > i + 1 && word.starts_with(|c: char| c.is_ascii_uppercase()) {
                 out.push(Finding {
                     category: Category::PreciseLocation,

@@ -341,7 +341,7 @@ fn sensitivity(map: &Map<String, Value>) -> Result<Option<Category>, String> {
         Some(Value::String(name)) => Category::parse(name).map(Some).ok_or_else(|| {
             format!(
                 "`sensitive` {name:?} is not false or one of {}",
-                Category::names(", ")
+                Category::NAMES
             )
         }),
         Some(other) => Err(format!(

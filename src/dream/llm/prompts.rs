@@ -12,9 +12,8 @@ use crate::dream::text::cut_chars;
 use crate::pkg::{PkgValue, MULTI_VALUE_LIMITS};
 use crate::ports::ChatMessage;
 use crate::relationship::Entity;
-use crate::sensitive::Category;
 use chrono::NaiveDate;
-use serde_json::json;
+use serde::Serialize;
 
 /// A system prompt and the messages that follow it.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,6 +32,36 @@ impl Prompt {
             }],
         }
     }
+}
+
+/// What people wrote, as JSON text for a prompt.
+fn data<T: Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+#[derive(Serialize)]
+struct TurnData<'a> {
+    ts: &'a str,
+    role: &'a str,
+    text: &'a str,
+}
+
+#[derive(Serialize)]
+struct EntryData<'a> {
+    date: &'a str,
+    text: &'a str,
+}
+
+#[derive(Serialize)]
+struct PriorData<'a> {
+    existing_summary: &'a str,
+    entries_to_merge: Vec<EntryData<'a>>,
+}
+
+#[derive(Serialize)]
+struct VerdictData<'a> {
+    old_memory: &'a str,
+    new_memory: &'a str,
 }
 
 /// The most conversation text one prompt carries; older material is left out first.
@@ -56,8 +85,11 @@ pub fn transcript(turns: &[Turn]) -> String {
             _ => "assistant",
         };
         let when = t.ts.datetime().format("%Y-%m-%d %H:%M").to_string();
-        let line = json!({"ts": when, "role": role, "text": cut_chars(t.content.trim(), 2_000)})
-            .to_string();
+        let line = data(&TurnData {
+            ts: &when,
+            role,
+            text: cut_chars(t.content.trim(), 2_000),
+        });
         total += line.chars().count() + 2;
         if total > MAX_TRANSCRIPT_CHARS {
             break;
@@ -97,13 +129,19 @@ pub fn prior_merge(prior: &str, overflow: &[DiaryEntry], max_chars: usize) -> Pr
          {DATA_NOT_INSTRUCTIONS} Answer with one JSON object and nothing else: \
          {{\"prior\": \"...\"}}"
     );
-    let entries: Vec<serde_json::Value> = overflow
+    let entries: Vec<EntryData> = overflow
         .iter()
-        .map(|e| json!({"date": e.date, "text": e.summary}))
+        .map(|e| EntryData {
+            date: &e.date,
+            text: &e.summary,
+        })
         .collect();
     Prompt::new(
         system,
-        json!({"existing_summary": prior, "entries_to_merge": entries}).to_string(),
+        data(&PriorData {
+            existing_summary: prior,
+            entries_to_merge: entries,
+        }),
     )
 }
 
@@ -129,14 +167,15 @@ pub fn extraction(
          \"memories\": [{{\"summary\": \"one short third-person sentence in the user's language, e.g. 'The user is allergic to peanuts' / '用户对花生过敏'\", \
          \"type\": \"preference|style|profile|history|project|constraint|relationship|other\", \"keywords\": [\"...\"], \
          \"importance\": 0.0-1.0, \"confidence\": 0.0-1.0, \"event_time\": \"YYYY-MM-DD or RFC 3339, or null\", \
-         \"sensitive\": false or one of {sensitive_names}}}]}}\n\
+         \"sensitive\": false | \"credentials\" | \"government_id\" | \"finance\" | \"health\" | \
+         \"sexuality\" | \"precise_location\" | \"contact\" | \"other\"}}]}}\n\
          PKG fields: \"Name\" (text), {}; other fields are free text. People go both into entity_ops \
          (with their relation as title) and into \"Important Friends\" or \"Other Important People\". \
          Importance: explicit requests to remember 0.95; constraints such as allergies 0.85; \
          strongly felt events 0.8; deadlines and appointments 0.75; identity 0.7; relations 0.65; \
          preferences and style 0.6; decisions 0.5; anything else 0.3. Confidence is how sure the \
          user's words make the fact (0.9 plain statement, 0.6 hedged). Resolve relative dates \
-         against the date of the line. Empty lists when there is nothing. \
+         against the `ts` of the turn. Empty lists when there is nothing. \
          Sensitive memories are kept but never spoken aloud by the character: set \"sensitive\" \
          to the category when a memory holds credentials (passwords, PINs, keys, codes), a \
          government id number, financial details (card or account numbers, salary, debt), \
@@ -146,23 +185,13 @@ pub fn extraction(
          (\"other\"); false otherwise. Allergies, a cold or a city are not sensitive. \
          {DATA_NOT_INSTRUCTIONS}",
         lists.join(", "),
-        sensitive_names = Category::ALL
-            .iter()
-            .map(|c| format!("\"{}\"", c.as_str()))
-            .collect::<Vec<_>>()
-            .join("|"),
+
     );
-    let known_pkg: serde_json::Map<String, serde_json::Value> =
-        pkg.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
-    let known_entities: serde_json::Map<String, serde_json::Value> = entities
-        .iter()
-        .map(|(id, e)| (id.clone(), json!(e)))
-        .collect();
     let user = format!(
-        "Known PKG (JSON):\n{}\n\nKnown entities (JSON):\n{}\n\nNew conversation (JSON array \
-         of turns):\n{}",
-        serde_json::Value::Object(known_pkg),
-        serde_json::Value::Object(known_entities),
+        "Known PKG (JSON array of [field, value]):\n{}\n\nKnown entities (JSON array of \
+         [id, entity]):\n{}\n\nNew conversation (JSON array of turns):\n{}",
+        data(&pkg),
+        data(&entities),
         transcript(turns)
     );
     Prompt::new(system, user)
@@ -179,7 +208,10 @@ pub fn verdict(existing: &str, new: &str) -> Prompt {
         .to_string();
     Prompt::new(
         system,
-        json!({"old_memory": existing, "new_memory": new}).to_string(),
+        data(&VerdictData {
+            old_memory: existing,
+            new_memory: new,
+        }),
     )
 }
 
