@@ -64,7 +64,7 @@ const JSON_TOKENS = [
 const ROUTES = [
   "list_npcs", "get_npc", "put_npc", "delete_npc", "get_pkg", "put_pkg", "get_relationship",
   "post_relationship", "get_diary", "dream", "append_conversation", "get_conversation",
-  "add_memories", "list_memories", "delete_memory", "search_memories", "issue_token",
+  "add_memories", "list_memories", "update_memory", "delete_memory", "search_memories", "issue_token",
   "revoke_token", "export_npc", "import_npc", "rebuild_vectors", "retrieve", "clock",
 ];
 const FIELDS = [
@@ -72,7 +72,7 @@ const FIELDS = [
   "value", "ops", "op", "add", "update", "delete", "name", "alias", "title", "remark", "turns",
   "role", "user", "assistant", "content", "ts", "index", "session_id", "summary", "memories",
   "type", "keywords", "importance", "confidence", "source", "event_time", "expires_at",
-  "sensitive", "include_sensitive", "include_archived", "debug", "ttl_seconds", "display_name",
+  "sensitive", "sensitive_category", "credentials", "health", "include_sensitive", "include_archived", "debug", "ttl_seconds", "display_name",
   "pkg", "settings", "diary_window", "content_ttl_days", "format", "hippo.npc", "version",
   "limit", "since", "offset", "after", "dry_run", "types", "collection", "include_superseded",
   "entity_001", "Hobbies", "Name", "Nickname", "Favorite Books", "preference", "history",
@@ -145,6 +145,13 @@ const httpSequences = [
   ...MILLIS.map((m) => seq(req("clock", "", String(m)), req("retrieve f", "", '{"query":"昨天 last week 3 days ago"}'), req("dream f", "", ""), req("issue_token f", "", '{"ttl_seconds":315360000}'))),
   ...["importance", "confidence"].flatMap((f) => MILLIS.map((m) => req("import_npc f", "", exportDoc({ [f]: m })))),
   ...["", ".", "..", "x/../y", "a".repeat(65), "\u202E"].map((id) => seq(req("import_npc f", "", exportDoc({ id })), req(`delete_memory f ${id}`, "", ""))),
+  ...[
+    { importance: 1e308 }, { importance: -0.0 }, { summary: "" }, { summary: "x".repeat(2001) },
+    { summary: "\u202Emy password is hunter2xyz", sensitive: false }, { sensitive: false, sensitive_category: "health" },
+    { sensitive_category: "bogus" }, { type: "bogus" }, { keywords: Array.from({ length: 33 }, (_, i) => `k${i}`) },
+    {}, { bogus: 1 }, { summary: "我的银行卡密码是123456", keywords: [""], sensitive: true },
+  ].map((patch) => seq(req("import_npc f", "", exportDoc({})), req("update_memory f m1", "", JSON.stringify(patch)), req("retrieve f", "", '{"query":"password"}'))),
+  ...["", ".", "..", "x/../y", "missing"].map((id) => req(`update_memory f ${id}`, "", '{"importance":0.5}')),
   ...[".", "..", "", "a b", "__demo_01"].map((npcid) => req(`put_npc ${npcid}`, "", "{}")),
   ...["limit=18446744073709551615", "limit=4294967297&after=", "limit=0", "limit=-1", "limit=1e3"].map((q) => req("list_npcs", q, "")),
   ...["since=18446744073709551615&limit=4294967297", "since=-1", "limit=0x10"].map((q) => req("get_conversation f", q, "")),

@@ -32,6 +32,7 @@ pub enum OpKind {
     GetConversation,
     AddMemories,
     ListMemories,
+    UpdateMemory,
     DeleteMemory,
     SearchMemories,
     IssueToken,
@@ -45,7 +46,7 @@ pub enum OpKind {
 }
 
 impl OpKind {
-    pub const ALL: [OpKind; 22] = [
+    pub const ALL: [OpKind; 23] = [
         OpKind::ListNpcs,
         OpKind::GetNpc,
         OpKind::PutNpc,
@@ -60,6 +61,7 @@ impl OpKind {
         OpKind::GetConversation,
         OpKind::AddMemories,
         OpKind::ListMemories,
+        OpKind::UpdateMemory,
         OpKind::DeleteMemory,
         OpKind::SearchMemories,
         OpKind::IssueToken,
@@ -137,6 +139,11 @@ pub enum Operation {
         npcid: String,
         query: ListMemoriesQuery,
     },
+    UpdateMemory {
+        npcid: String,
+        id: String,
+        patch: MemoryPatch,
+    },
     DeleteMemory {
         npcid: String,
         id: String,
@@ -186,6 +193,7 @@ pub enum Reply {
     Conversation(ConversationView),
     MemoriesAdded(AddMemoriesResponse),
     Memories(MemoryList),
+    MemoryUpdated(UpdateMemoryResponse),
     Search(SearchResponse),
     Token(TokenIssued),
     Export(Box<NpcExport>),
@@ -241,6 +249,11 @@ impl Operation {
             OpKind::ListMemories => Operation::ListMemories {
                 npcid: npcid()?,
                 query: list_query(q)?,
+            },
+            OpKind::UpdateMemory => Operation::UpdateMemory {
+                npcid: npcid()?,
+                id: path_param(raw, "id")?,
+                patch: parse_body(raw.body)?,
             },
             OpKind::DeleteMemory => Operation::DeleteMemory {
                 npcid: npcid()?,
@@ -316,6 +329,9 @@ impl Hippo {
             }
             Operation::ListMemories { npcid, query } => {
                 Reply::Memories(self.list_memories(&npcid, query).await?)
+            }
+            Operation::UpdateMemory { npcid, id, patch } => {
+                Reply::MemoryUpdated(self.update_memory(&npcid, &id, patch).await?)
             }
             Operation::DeleteMemory { npcid, id } => {
                 self.delete_memory(&npcid, &id).await?;

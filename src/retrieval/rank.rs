@@ -4,10 +4,11 @@
 //! **Candidates** are built by the caller: the lexical index's top [`LEXICAL_CANDIDATES`] for the
 //! query terms ∪ the vector index's top [`VECTOR_CANDIDATES`] for the query embedding (with their
 //! similarity in `vector_similarity`), plus PKG fields, relationship entities and diary dailies
-//! rendered as candidates (few, so all of them). **Exclusions are the caller's job, before
-//! candidates are built**: superseded memories (`superseded_by` set), expired ones
-//! (`expires_at <= now`), archive-tier ones (strength < 0.2, unless explicitly asked for) and,
-//! for memory_retrieval, sensitive ones. [`rank`] never sees them.
+//! rendered as candidates (few, so all of them). **Exclusions are the caller's job**:
+//! superseded memories (`superseded_by` set), expired ones (`expires_at <= now`), archive-tier
+//! ones (strength < 0.2, unless explicitly asked for) and, for memory_retrieval, sensitive
+//! ones — those marked so before ranking, and what the sensitivity detector flags in the
+//! ranked texts after it (see `engine::search`).
 //!
 //! **Score** = a weighted sum of signals, each in about 0..1 (weights: [`WEIGHTS`]):
 //! - `lexical`: BM25F of the query terms over summary + keywords (×[`KEYWORD_BOOST`]) + context,
@@ -34,6 +35,7 @@ use super::timeparse::DateRange;
 use super::tokenize::{tokenize, tokenize_memo, tokenize_query};
 use crate::memory::MemoryType;
 use crate::ports::CorpusStats;
+use crate::sensitive::Category;
 use crate::time::Timestamp;
 use indexmap::IndexMap;
 use std::collections::HashMap;
@@ -112,6 +114,9 @@ pub struct Candidate {
     /// Text around the item that is not the item (e.g. neighbouring conversation turns),
     /// matched at [`super::lexical::CONTEXT_WEIGHT`]. Empty for most candidates.
     pub context: String,
+    /// Marked sensitive (never returned by memory_retrieval), and why when known.
+    pub sensitive: bool,
+    pub sensitive_category: Option<Category>,
 }
 
 impl Candidate {
@@ -136,6 +141,8 @@ impl Candidate {
             strength: 1.0,
             vector_similarity: None,
             context: String::new(),
+            sensitive: false,
+            sensitive_category: None,
         }
     }
 }
@@ -303,7 +310,7 @@ pub fn rank_with(
             })
         })
         .collect();
-    ranked.sort_by(|a, b| {
+    crate::order::sort_by(&mut ranked, |a, b| {
         b.score
             .total_cmp(&a.score)
             .then_with(|| a.candidate.id.cmp(&b.candidate.id))

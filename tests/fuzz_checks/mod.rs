@@ -129,7 +129,7 @@ pub fn llm_output(data: &[u8]) {
 
 /// Route names of the whole-request target, in [`hippo::api::OpKind::ALL`] order; `clock`
 /// (after them) sets the clock to the body's milliseconds.
-pub const HTTP_ROUTES: [&str; 23] = [
+pub const HTTP_ROUTES: [&str; 24] = [
     "list_npcs",
     "get_npc",
     "put_npc",
@@ -144,6 +144,7 @@ pub const HTTP_ROUTES: [&str; 23] = [
     "get_conversation",
     "add_memories",
     "list_memories",
+    "update_memory",
     "delete_memory",
     "search_memories",
     "issue_token",

@@ -21,6 +21,7 @@ mod extraction;
 mod records;
 
 pub use diary::{DAILY_MAX_CHARS, PRIOR_MAX_CHARS};
+pub use records::{QUOTE_CONFIDENCE, QUOTE_SOURCE};
 
 use crate::api::DreamReport;
 use crate::conversation::Turn;

@@ -181,6 +181,9 @@ pub static ROUTES: &[Route] = &[
         QueryParam { name: "offset", kind: "integer", description: "skip this many" },
         PAGE,
     ]),
+    route!(Patch "/api/memories/{npcid}/{id}" => core UpdateMemory, Admin,
+        "Change a memory's summary, type, keywords, importance or sensitivity",
+        req: Some("MemoryPatch"), resp: "UpdateMemoryResponse"),
     route!(Delete "/api/memories/{npcid}/{id}" => core DeleteMemory, Admin,
         "Delete a memory (and its vector)", req: None, resp: "Ok"),
     route!(Post "/api/memories/{npcid}/search" => core SearchMemories, Admin,
@@ -279,7 +282,7 @@ mod tests {
             assert!(
                 matches!(
                     r.method,
-                    Method::Get | Method::Post | Method::Put | Method::Delete
+                    Method::Get | Method::Post | Method::Put | Method::Patch | Method::Delete
                 ),
                 "{r:?}"
             );
