@@ -7,7 +7,7 @@ use super::error::HttpError;
 use super::routes::{Access, Op, Route};
 use crate::app::App;
 use crate::config::{self, Config};
-use crate::{demo, test_hooks};
+use crate::demo;
 use hippo::api::*;
 use hippo::engine::ListMemoriesQuery;
 use hippo::engine::{LOG_PAGE_DEFAULT, NPC_PAGE_DEFAULT};
@@ -69,6 +69,10 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
                 &req.path(),
             ));
         }
+        Access::TestHook => require_admin(
+            config::admin_token(var).as_deref(),
+            authorization.as_deref(),
+        )?,
         _ => {}
     }
     // Only now the rest of the configuration: its errors name variables (503).
@@ -180,14 +184,10 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
             let parsed = retrieval_body(&mut req).await?;
             retrieve(&app, None, parsed).await
         }
-        Op::StoreSuite => ok_json(&test_hooks::store_suite(&app).await),
-        Op::MemorySync => ok_json(&test_hooks::memory_sync(&app).await),
-        Op::VectorSuite => ok_json(&test_hooks::vector_suite(&app).await),
-        Op::FetchProbe => {
-            let probe: test_hooks::FetchProbe = body::json(&mut req, API_LIMIT).await?;
-            ok_json(&test_hooks::fetch_probe(probe).await)
+        #[cfg(feature = "test-hooks")]
+        Op::StoreSuite | Op::MemorySync | Op::VectorSuite | Op::FetchProbe | Op::MemoryProbe => {
+            crate::test_hooks::serve(route.op, &mut req, &app).await
         }
-        Op::MemoryProbe => ok_json(&test_hooks::memory_probe()),
     }
 }
 
