@@ -187,6 +187,13 @@ fn conversation_appends_are_idempotent_per_session_and_index() {
     let log = run(w.hippo.get_conversation("c", 0, 100)).unwrap();
     assert_eq!(log.turns.len(), 4);
     assert_eq!(log.turns[3].content, "明天见");
+    // Appends need no read first; an unknown NPC is still a 404, and nothing is stored.
+    let missing = run(w.hippo.append_conversation(
+        "nobody",
+        json(json!({"turns": [{"role": "user", "content": "hi"}]})),
+    ))
+    .unwrap_err();
+    assert!(matches!(missing, Error::NotFound(_)), "{missing:?}");
     let bad = run(w.hippo.append_conversation(
         "c",
         json(json!({"turns": [{"role": "system", "content": "x"}]})),

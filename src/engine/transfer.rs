@@ -88,7 +88,7 @@ impl Hippo {
             });
         }
         for turn in doc.turns {
-            batch.push(Write::AppendTurn { turn });
+            batch.push(Write::PutTurn { turn });
         }
         for memory in doc.memories {
             batch.push(Write::PutMemory { memory });

@@ -6,7 +6,8 @@
 //! NPCs, named from a per-run prefix, and checks that other NPCs are never touched.
 //!
 //! Cases by theme: `records` (NPC, PKG, entities, diary, log), `memories` (memories, lexical
-//! search), `access` (tokens, leases, meta, deletion, isolation, listing).
+//! search), `commutative` (appends and touches, which need no version guard), `access`
+//! (tokens, leases, meta, deletion, isolation, listing).
 //!
 //! Test code: compiled only with the core's `testing` feature (the test builds of the
 //! bindings turn it on), never into a production Worker or npm package.
@@ -87,6 +88,7 @@ pub(super) async fn write(store: &dyn Store, npcid: &str, writes: Vec<Write>) ->
 
 // Declared after the helpers and macros above, which the case modules use.
 mod access;
+mod commutative;
 mod memories;
 mod records;
 mod vectors;
@@ -94,6 +96,7 @@ mod vectors;
 pub use vectors::run_vector_suite;
 
 use access::*;
+use commutative::*;
 use memories::*;
 use records::*;
 
@@ -111,7 +114,11 @@ pub async fn run_store_suite(store: &dyn Store, prefix: &str) -> Vec<(String, Ca
     case!(pkg_fields_keep_their_order);
     case!(entities_put_and_delete);
     case!(diary_dailies_and_prior);
-    case!(turns_are_ordered_and_idempotent);
+    case!(restored_turns_keep_their_seq);
+    case!(appends_assign_contiguous_seqs_and_skip_replays);
+    case!(touches_and_appends_leave_the_version);
+    case!(guarded_rewrite_of_a_touched_memory_conflicts);
+    case!(concurrent_appends_and_touches_all_land);
     case!(memories_filter_page_and_touch);
     case!(lexical_search_and_stats);
     case!(tokens_by_hash);
