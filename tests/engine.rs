@@ -259,6 +259,42 @@ fn duplicates_reinforce_and_new_values_supersede() {
 }
 
 #[test]
+fn read_only_retrieval_writes_nothing_and_the_normal_one_reinforces() {
+    let w = world();
+    npc(&w, "ro", json!({}));
+    add(
+        &w,
+        "ro",
+        json!([{"summary": "The user likes jasmine tea", "type": "preference"}]),
+    );
+    let counts = |w: &World| -> Vec<u32> {
+        run(w.hippo.list_memories("ro", Default::default()))
+            .unwrap()
+            .memories
+            .iter()
+            .map(|m| m.memory.access_count)
+            .collect()
+    };
+    let generation = w.store.generation();
+    for _ in 0..3 {
+        let found = run(w
+            .hippo
+            .retrieve_read_only("ro", json(json!({"query": "jasmine tea"}))))
+        .unwrap();
+        assert_eq!(found.memories.len(), 1);
+    }
+    assert_eq!(
+        w.store.generation(),
+        generation,
+        "a read-only retrieval wrote"
+    );
+    assert_eq!(counts(&w), [0]);
+    retrieve(&w, "ro", json!({"query": "jasmine tea"}));
+    assert_eq!(counts(&w), [1]);
+    assert!(w.store.generation() > generation);
+}
+
+#[test]
 fn retrieval_answers_the_demo_questions_in_chinese() {
     let w = world();
     npc(&w, "01", json!({"Nickname": "阿澈"}));

@@ -34,6 +34,8 @@ struct Retrieval {
     include_sensitive: bool,
     include_archived: bool,
     debug: bool,
+    /// Reinforce what is returned (SPEC §2.2); off only for read-only callers.
+    reinforce: bool,
 }
 
 fn parse_types(names: Option<&Vec<String>>) -> Vec<MemoryType> {
@@ -95,6 +97,7 @@ impl Hippo {
             include_sensitive: req.include_sensitive,
             include_archived: req.include_archived,
             debug: req.debug,
+            reinforce: true,
         };
         let ranked = self.ranked(npcid, &retrieval).await?;
         Ok(protocol::render_search(&ranked))
@@ -102,6 +105,25 @@ impl Hippo {
 
     /// memory_retrieval (SPEC §3.4): never sensitive or archived memories, small answers.
     pub async fn retrieve(&self, npcid: &str, req: RetrievalRequest) -> Result<RetrievalResponse> {
+        self.retrieve_with(npcid, req, true).await
+    }
+
+    /// memory_retrieval that writes nothing: what it returns is not reinforced. For the public
+    /// demo provider, whose anonymous callers must not be able to cause writes.
+    pub async fn retrieve_read_only(
+        &self,
+        npcid: &str,
+        req: RetrievalRequest,
+    ) -> Result<RetrievalResponse> {
+        self.retrieve_with(npcid, req, false).await
+    }
+
+    async fn retrieve_with(
+        &self,
+        npcid: &str,
+        req: RetrievalRequest,
+        reinforce: bool,
+    ) -> Result<RetrievalResponse> {
         let parsed = protocol::ParsedRetrieval::from_request(&req)?;
         let retrieval = Retrieval {
             query: check_query(&parsed.query)?,
@@ -111,6 +133,7 @@ impl Hippo {
             include_sensitive: false,
             include_archived: false,
             debug: false,
+            reinforce,
         };
         let ranked = self.ranked(npcid, &retrieval).await?;
         Ok(protocol::render_retrieval(&ranked))
@@ -222,7 +245,7 @@ impl Hippo {
             })
             .map(|x| x.candidate.id.clone())
             .collect();
-        if !touched.is_empty() {
+        if r.reinforce && !touched.is_empty() {
             let mut batch = WriteBatch::new();
             batch.push(Write::Touch {
                 ids: touched,
