@@ -187,6 +187,13 @@ fn conversation_appends_are_idempotent_per_session_and_index() {
     let log = run(w.hippo.get_conversation("c", 0, 100)).unwrap();
     assert_eq!(log.turns.len(), 4);
     assert_eq!(log.turns[3].content, "明天见");
+    // Appends need no read first; an unknown NPC is still a 404, and nothing is stored.
+    let missing = run(w.hippo.append_conversation(
+        "nobody",
+        json(json!({"turns": [{"role": "user", "content": "hi"}]})),
+    ))
+    .unwrap_err();
+    assert!(matches!(missing, Error::NotFound(_)), "{missing:?}");
     let bad = run(w.hippo.append_conversation(
         "c",
         json(json!({"turns": [{"role": "system", "content": "x"}]})),
@@ -249,6 +256,42 @@ fn duplicates_reinforce_and_new_values_supersede() {
         run(w.hippo.delete_memory("m", "mem_nope")),
         Err(Error::NotFound(_))
     ));
+}
+
+#[test]
+fn read_only_retrieval_writes_nothing_and_the_normal_one_reinforces() {
+    let w = world();
+    npc(&w, "ro", json!({}));
+    add(
+        &w,
+        "ro",
+        json!([{"summary": "The user likes jasmine tea", "type": "preference"}]),
+    );
+    let counts = |w: &World| -> Vec<u32> {
+        run(w.hippo.list_memories("ro", Default::default()))
+            .unwrap()
+            .memories
+            .iter()
+            .map(|m| m.memory.access_count)
+            .collect()
+    };
+    let generation = w.store.generation();
+    for _ in 0..3 {
+        let found = run(w
+            .hippo
+            .retrieve_read_only("ro", json(json!({"query": "jasmine tea"}))))
+        .unwrap();
+        assert_eq!(found.memories.len(), 1);
+    }
+    assert_eq!(
+        w.store.generation(),
+        generation,
+        "a read-only retrieval wrote"
+    );
+    assert_eq!(counts(&w), [0]);
+    retrieve(&w, "ro", json!({"query": "jasmine tea"}));
+    assert_eq!(counts(&w), [1]);
+    assert!(w.store.generation() > generation);
 }
 
 #[test]

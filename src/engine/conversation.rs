@@ -1,11 +1,10 @@
 //! Appending to and reading the conversation log (SPEC §3.3).
 
-use super::{Hippo, MAX_ATTEMPTS};
+use super::Hippo;
 use crate::api::*;
 use crate::conversation::{EntryKind, Role, Turn};
 use crate::error::{Error, Result};
 use crate::ids::{new_id, validate_npcid};
-use crate::ports::{Write, WriteBatch};
 
 /// Limits of one append request.
 pub const MAX_TURNS_PER_APPEND: usize = 500;
@@ -106,75 +105,51 @@ impl Hippo {
         if let Some(s) = &req.summary {
             check_text(s, "summary", MAX_SUMMARY_CHARS)?;
         }
-        for _ in 0..MAX_ATTEMPTS {
-            let npc = self.require_npc(npcid).await?;
-            let now = self.now();
-            let mut seq = self.ports.store.last_seq(npcid).await?;
-            let known: Vec<u32> = match &req.session_id {
-                Some(s) => self.ports.store.session_indexes(npcid, s).await?,
-                None => Vec::new(),
-            };
-            let mut batch = WriteBatch::expecting(npc.version);
-            let mut appended = 0;
-            let mut duplicates = 0;
-            let mut seen = Vec::new();
-            for (t, (role, index)) in req.turns.iter().zip(&parsed) {
-                let session_index = req.session_id.as_ref().map(|_| *index);
-                if let Some(ix) = session_index {
-                    if known.contains(&ix) || seen.contains(&ix) {
-                        duplicates += 1;
-                        continue;
-                    }
-                    seen.push(ix);
-                }
-                seq += 1;
-                appended += 1;
-                batch.push(Write::AppendTurn {
-                    turn: Turn {
-                        id: new_id("turn"),
-                        seq,
-                        session_id: req.session_id.clone(),
-                        turn_index: session_index,
-                        kind: EntryKind::Turn,
-                        role: Some(*role),
-                        content: t.content.clone(),
-                        ts: t.ts.unwrap_or(now),
-                        emotion: t.emotion.clone(),
-                    },
-                });
-            }
-            let summary = req.summary.as_ref().filter(|_| {
-                let repeated = req.session_id.is_some() && known.contains(&SUMMARY_INDEX);
-                duplicates += usize::from(repeated);
-                !repeated
+        let now = self.now();
+        let mut entries = Vec::with_capacity(parsed.len() + 1);
+        for (t, (role, index)) in req.turns.iter().zip(&parsed) {
+            entries.push(Turn {
+                id: new_id("turn"),
+                seq: 0,
+                session_id: req.session_id.clone(),
+                turn_index: req.session_id.as_ref().map(|_| *index),
+                kind: EntryKind::Turn,
+                role: Some(*role),
+                content: t.content.clone(),
+                ts: t.ts.unwrap_or(now),
+                emotion: t.emotion.clone(),
             });
-            if let Some(summary) = summary {
-                seq += 1;
-                appended += 1;
-                batch.push(Write::AppendTurn {
-                    turn: Turn {
-                        id: new_id("sum"),
-                        seq,
-                        session_id: req.session_id.clone(),
-                        turn_index: req.session_id.as_ref().map(|_| SUMMARY_INDEX),
-                        kind: EntryKind::Summary,
-                        role: None,
-                        content: summary.clone(),
-                        ts: now,
-                        emotion: None,
-                    },
-                });
-            }
-            if self.try_commit(npcid, batch).await? {
-                return Ok(ConversationAppendResponse {
-                    status: "ok".into(),
-                    appended,
-                    duplicates,
-                    last_seq: seq,
-                });
-            }
         }
-        Err(Self::too_contended(npcid))
+        if let Some(summary) = &req.summary {
+            entries.push(Turn {
+                id: new_id("sum"),
+                seq: 0,
+                session_id: req.session_id.clone(),
+                turn_index: req.session_id.as_ref().map(|_| SUMMARY_INDEX),
+                kind: EntryKind::Summary,
+                role: None,
+                content: summary.clone(),
+                ts: now,
+                emotion: None,
+            });
+        }
+        let sent = entries.len();
+        // One write that needs no read first: the store assigns each entry its `seq` and
+        // skips the ones already stored, so parallel appends never conflict (SPEC §3.3).
+        let done = match self.ports.store.append_turns(npcid, entries).await {
+            Ok(done) => done,
+            Err(err) => {
+                self.require_npc(npcid).await?;
+                return Err(err.into());
+            }
+        };
+        let appended = done.seqs.iter().flatten().count();
+        Ok(ConversationAppendResponse {
+            status: "ok".into(),
+            appended,
+            duplicates: sent - appended,
+            last_seq: done.last_seq,
+        })
     }
 
     /// Log entries with `seq > since`, oldest first.

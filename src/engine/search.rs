@@ -48,6 +48,8 @@ struct Retrieval {
     include_sensitive: bool,
     include_archived: bool,
     debug: bool,
+    /// Reinforce what is returned (SPEC §2.2); off only for read-only callers.
+    reinforce: bool,
 }
 
 fn parse_types(names: Option<&Vec<String>>) -> Vec<MemoryType> {
@@ -111,6 +113,7 @@ impl Hippo {
             include_sensitive: req.include_sensitive,
             include_archived: req.include_archived,
             debug: req.debug,
+            reinforce: true,
         };
         let ranked = self.ranked(npcid, &retrieval).await?;
         Ok(protocol::render_search(&ranked))
@@ -128,6 +131,26 @@ impl Hippo {
         npcid: &str,
         parsed: protocol::ParsedRetrieval,
     ) -> Result<RetrievalResponse> {
+        self.retrieve_with(npcid, parsed, true).await
+    }
+
+    /// memory_retrieval that writes nothing: what it returns is not reinforced. For the public
+    /// demo provider, whose anonymous callers must not be able to cause writes.
+    pub async fn retrieve_read_only(
+        &self,
+        npcid: &str,
+        req: RetrievalRequest,
+    ) -> Result<RetrievalResponse> {
+        let parsed = protocol::ParsedRetrieval::from_request(&req)?;
+        self.retrieve_with(npcid, parsed, false).await
+    }
+
+    async fn retrieve_with(
+        &self,
+        npcid: &str,
+        parsed: protocol::ParsedRetrieval,
+        reinforce: bool,
+    ) -> Result<RetrievalResponse> {
         let retrieval = Retrieval {
             query: check_query(&parsed.query)?,
             types: parsed.memory_types,
@@ -136,6 +159,7 @@ impl Hippo {
             include_sensitive: false,
             include_archived: false,
             debug: false,
+            reinforce,
         };
         let ranked = self.ranked(npcid, &retrieval).await?;
         Ok(protocol::render_retrieval(&ranked))
@@ -262,7 +286,7 @@ impl Hippo {
             })
             .map(|x| x.candidate.id.clone())
             .collect();
-        if !touched.is_empty() {
+        if r.reinforce && !touched.is_empty() {
             let mut batch = WriteBatch::new();
             batch.push(Write::Touch {
                 ids: touched,

@@ -96,7 +96,7 @@ impl Hippo {
                 });
             }
             for turn in &doc.turns {
-                batch.push(Write::AppendTurn { turn: turn.clone() });
+                batch.push(Write::PutTurn { turn: turn.clone() });
             }
             for memory in &doc.memories {
                 batch.push(Write::PutMemory {

@@ -104,8 +104,10 @@ thread_local! {
     static SEEDED: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Serves a fake-provider request: seeds character 01 if needed, and seeds again once if it
-/// vanished since (an admin may delete `__demo_01` like any NPC).
+/// Serves a fake-provider request, read-only (the route is public: an anonymous caller must
+/// not be able to cause writes, so what it returns is not reinforced). Seeds character 01 if
+/// this database lacks it (once per data version), and again if it vanished since (an admin
+/// may delete `__demo_01` like any NPC).
 pub async fn retrieve(
     hippo: &Hippo,
     request: RetrievalRequest,
@@ -113,11 +115,11 @@ pub async fn retrieve(
     if !SEEDED.with(Cell::get) {
         ensure_seeded(hippo).await?;
     }
-    match hippo.retrieve(DEMO_NPCID, request.clone()).await {
+    match hippo.retrieve_read_only(DEMO_NPCID, request.clone()).await {
         Err(Error::NotFound(_)) => {
             SEEDED.with(|s| s.set(false));
             ensure_seeded(hippo).await?;
-            hippo.retrieve(DEMO_NPCID, request).await
+            hippo.retrieve_read_only(DEMO_NPCID, request).await
         }
         other => other,
     }

@@ -9,8 +9,8 @@ use super::error::HttpError;
 use super::routes::{Access, Op, Route};
 use crate::app::App;
 use crate::config::{self, Config};
-use crate::{demo, test_hooks};
-use hippo::api::{param, parse_body, Operation, RawRequest, RetrievalRequest};
+use crate::demo;
+use hippo::api::{param, Operation, RawRequest, RetrievalRequest};
 use hippo::retrieval::protocol::{parse_retrieval_request, ParsedRetrieval};
 use serde::Serialize;
 use serde_json::json;
@@ -53,6 +53,10 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
                 &req.path(),
             ));
         }
+        Access::TestHook => require_admin(
+            config::admin_token(var).as_deref(),
+            authorization.as_deref(),
+        )?,
         _ => {}
     }
     // Only now the rest of the configuration: its errors name variables (503).
@@ -90,15 +94,10 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
             let parsed = retrieval_body(&mut req).await?;
             retrieve(&app, None, parsed).await
         }
-        Op::StoreSuite => ok_json(&test_hooks::store_suite(&app).await),
-        Op::MemorySync => ok_json(&test_hooks::memory_sync(&app).await),
-        Op::VectorSuite => ok_json(&test_hooks::vector_suite(&app).await),
-        Op::FetchProbe => {
-            let bytes = body::read_limited(&mut req, API_LIMIT).await?;
-            let probe: test_hooks::FetchProbe = parse_body(&bytes)?;
-            ok_json(&test_hooks::fetch_probe(probe).await)
+        #[cfg(feature = "test-hooks")]
+        Op::StoreSuite | Op::MemorySync | Op::VectorSuite | Op::FetchProbe | Op::MemoryProbe => {
+            crate::test_hooks::serve(route.op, &mut req, &app).await
         }
-        Op::MemoryProbe => ok_json(&test_hooks::memory_probe()),
     }
 }
 

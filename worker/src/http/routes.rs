@@ -14,7 +14,9 @@ pub enum Access {
     Admin,
     /// A memory_retrieval token (bound to one NPC).
     RetrievalToken,
-    /// Only with `HIPPO_TEST_HOOKS=1`; absent from the OpenAPI document.
+    /// `/__test/*`: compiled only into test builds (feature `test-hooks`), and there only with
+    /// `HIPPO_TEST_HOOKS=1` and the admin token; absent from the OpenAPI document.
+    #[cfg_attr(not(feature = "test-hooks"), allow(dead_code))]
     TestHook,
 }
 
@@ -28,10 +30,15 @@ pub enum Op {
     Reembed,
     MemoryRetrieval,
     FakeRetrieval,
+    #[cfg(feature = "test-hooks")]
     StoreSuite,
+    #[cfg(feature = "test-hooks")]
     MemorySync,
+    #[cfg(feature = "test-hooks")]
     VectorSuite,
+    #[cfg(feature = "test-hooks")]
     FetchProbe,
+    #[cfg(feature = "test-hooks")]
     MemoryProbe,
 }
 
@@ -214,15 +221,21 @@ pub static ROUTES: &[Route] = &[
     route!(Post "/memory_retrieval/fake" => FakeRetrieval, Public,
         "Demo provider: the built-in character 01 (灵绯), no token",
         req: Some("RetrievalRequest"), resp: "RetrievalResponse"),
-    // ---- test hooks (HIPPO_TEST_HOOKS=1 only) ----
+    // ---- test hooks (test builds only; HIPPO_TEST_HOOKS=1 and the admin token) ----
+    #[cfg(feature = "test-hooks")]
     route!(Post "/__test/store-suite" => StoreSuite, TestHook,
         "Run the core's backend suite against D1", req: None, resp: "Ok"),
+    #[cfg(feature = "test-hooks")]
     route!(Post "/__test/memory-sync" => MemorySync, TestHook,
         "Check isolates' copies of memories against SQL", req: None, resp: "Ok"),
+    #[cfg(feature = "test-hooks")]
     route!(Post "/__test/vector-suite" => VectorSuite, TestHook,
-        "Exercise the configured vector index", req: None, resp: "Ok"),
+        "Run the core's vector index suite against the configured index", req: None,
+        resp: "Ok"),
+    #[cfg(feature = "test-hooks")]
     route!(Post "/__test/fetch" => FetchProbe, TestHook,
         "One POST through the Worker's HTTP client (timeouts)", req: None, resp: "Ok"),
+    #[cfg(feature = "test-hooks")]
     route!(Get "/__test/memory" => MemoryProbe, TestHook,
         "The isolate's wasm linear memory and vector cache sizes", req: None, resp: "Ok"),
 ];
@@ -267,6 +280,18 @@ mod tests {
             {
                 assert!(r.path.contains("{npcid}"), "{r:?} must be scoped by npcid");
             }
+        }
+    }
+
+    /// What a production build serves: no test hook at all (compiled out, not just off).
+    #[cfg(not(feature = "test-hooks"))]
+    #[test]
+    fn production_builds_have_no_test_routes() {
+        for r in ROUTES {
+            assert!(
+                r.access != Access::TestHook && !r.path.starts_with("/__test"),
+                "{r:?}"
+            );
         }
     }
 
