@@ -54,13 +54,36 @@ impl DateRange {
 
 /// The date range `text` speaks of, if any.
 pub fn parse_time_range(text: &str, today: NaiveDate) -> Option<DateRange> {
-    let tokens = lex(&super::tokenize::normalize(text));
-    let mut found: Option<DateRange> = None;
+    time_mentions(text, today, LOOKAHEAD_DAYS)
+        .into_iter()
+        .map(|m| m.range)
+        .reduce(DateRange::union)
+}
+
+/// A time expression found in a text: its range, the bytes it covers, and whether it is
+/// vague (最近, recently: a stretch of the past rather than a date of something).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeMention {
+    pub range: DateRange,
+    pub span: (usize, usize),
+    pub vague: bool,
+}
+
+/// Every time expression of `text`, in order. A date without a year resolves to its latest
+/// occurrence at most `lookahead_days` after `today` (retrieval looks back: 28 days; the
+/// dream, reading plans, looks ahead almost a year).
+pub fn time_mentions(text: &str, today: NaiveDate, lookahead_days: i64) -> Vec<TimeMention> {
+    let (tokens, spans) = lex(text);
+    let mut found = Vec::new();
     let mut i = 0;
     while i < tokens.len() {
-        match match_at(&tokens[i..], today) {
-            Some((range, used)) => {
-                found = Some(found.map_or(range, |f| f.union(range)));
+        match match_at(&tokens[i..], today, lookahead_days) {
+            Some((range, used, vague)) => {
+                found.push(TimeMention {
+                    range,
+                    span: (spans[i].0, spans[i + used - 1].1),
+                    vague,
+                });
                 i += used;
             }
             None => i += 1,
@@ -88,38 +111,55 @@ enum Tok {
 }
 
 /// Numbers (ASCII digits, ordinals like "8th", Chinese numerals), Latin words, single other
-/// characters; whitespace dropped.
-fn lex(text: &str) -> Vec<Tok> {
-    let chars: Vec<char> = text.chars().collect();
+/// characters; whitespace dropped. Each token comes with its byte span in `text`; letters
+/// are lowercased and full-width forms read as ASCII (what NFKC would do to them).
+fn lex(text: &str) -> (Vec<Tok>, Vec<(usize, usize)>) {
+    let chars: Vec<(usize, char)> = text
+        .char_indices()
+        .map(|(i, c)| (i, fold_char(c)))
+        .collect();
+    let end_of = |k: usize| chars.get(k).map_or(text.len(), |(i, _)| *i);
     let mut out = Vec::new();
+    let mut spans = Vec::new();
     let mut i = 0;
     while i < chars.len() {
-        let c = chars[i];
+        let c = chars[i].1;
+        let start = i;
         if c.is_whitespace() {
             i += 1;
+            continue;
         } else if c.is_ascii_alphanumeric() {
-            let start = i;
-            while i < chars.len() && chars[i].is_ascii_alphanumeric() {
+            while i < chars.len() && chars[i].1.is_ascii_alphanumeric() {
                 i += 1;
             }
-            let word: String = chars[start..i].iter().collect();
+            let word: String = chars[start..i].iter().map(|(_, c)| *c).collect();
             out.push(number_of_word(&word).map_or(Tok::Word(word), Tok::Num));
         } else if chinese_digit(c).is_some() {
-            let start = i;
-            while i < chars.len() && chinese_digit(chars[i]).is_some() {
+            while i < chars.len() && chinese_digit(chars[i].1).is_some() {
                 i += 1;
             }
             let run: Vec<u32> = chars[start..i]
                 .iter()
-                .filter_map(|&c| chinese_digit(c))
+                .filter_map(|&(_, c)| chinese_digit(c))
                 .collect();
             out.push(chinese_number(&run).map_or(Tok::Char(c), Tok::Num));
         } else {
             out.push(Tok::Char(c));
             i += 1;
         }
+        spans.push((chars[start].0, end_of(i)));
     }
-    out
+    (out, spans)
+}
+
+/// Lowercase, full-width ASCII as ASCII.
+fn fold_char(c: char) -> char {
+    let c = match c as u32 {
+        0xFF01..=0xFF5E => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
+        0x3000 => ' ',
+        _ => c,
+    };
+    c.to_lowercase().next().unwrap_or(c)
 }
 
 fn number_of_word(word: &str) -> Option<u32> {
@@ -230,22 +270,22 @@ fn year_of(year: i32) -> Option<DateRange> {
     ))
 }
 
-/// How far ahead a date without a year may lie: memories are mostly about the past, but an
-/// appointment a few weeks away is asked about too.
-const LOOKAHEAD_DAYS: i64 = 28;
+/// How far ahead a date without a year may lie in a query: memories are mostly about the
+/// past, but an appointment a few weeks away is asked about too.
+pub const LOOKAHEAD_DAYS: i64 = 28;
 
-/// The latest occurrence of month/day at most [`LOOKAHEAD_DAYS`] after `today`.
-fn nearest_date(month: u32, day: u32, today: NaiveDate) -> Option<NaiveDate> {
-    let limit = today + Duration::days(LOOKAHEAD_DAYS);
+/// The latest occurrence of month/day at most `lookahead` days after `today`.
+fn nearest_date(month: u32, day: u32, today: NaiveDate, lookahead: i64) -> Option<NaiveDate> {
+    let limit = today + Duration::days(lookahead);
     (today.year() - 1..=today.year() + 1)
         .rev()
         .filter_map(|y| NaiveDate::from_ymd_opt(y, month, day))
         .find(|d| *d <= limit)
 }
 
-/// The latest month of that name starting at most [`LOOKAHEAD_DAYS`] after `today`.
-fn nearest_month(month: u32, today: NaiveDate) -> Option<DateRange> {
-    let first = nearest_date(month, 1, today)?;
+/// The latest month of that name starting at most `lookahead` days after `today`.
+fn nearest_month(month: u32, today: NaiveDate, lookahead: i64) -> Option<DateRange> {
+    let first = nearest_date(month, 1, today, lookahead)?;
     month_of(first.year(), month)
 }
 
@@ -261,54 +301,99 @@ fn months_ago(n: u32, today: NaiveDate) -> Option<DateRange> {
 }
 
 /// A time expression starting at `tokens[0]`: its range and how many tokens it used.
-fn match_at(tokens: &[Tok], today: NaiveDate) -> Option<(DateRange, usize)> {
+/// A time expression starting at `tokens[0]`: its range, how many tokens it used, and
+/// whether it is vague.
+fn match_at(tokens: &[Tok], today: NaiveDate, lookahead: i64) -> Option<(DateRange, usize, bool)> {
     let day = |n: i64| DateRange::day(today + Duration::days(n));
     let this_week = DateRange::new(week_of(today).start, today);
     let last_week = week_of(today - Duration::days(7));
+    let next_week = week_of(today + Duration::days(7));
+    let weekend = |week: DateRange| {
+        DateRange::new(
+            week.start + Duration::days(5),
+            week.start + Duration::days(6),
+        )
+    };
     let recent = DateRange::new(today - Duration::days(13), today);
     let past_week = DateRange::new(today - Duration::days(6), today);
     let this_month = DateRange::new(today.with_day(1)?, today);
-    let relative: [(&[&str], Option<DateRange>); 15] = [
-        (&["大前天"], Some(day(-3))),
-        (&["前天", "day before yesterday"], Some(day(-2))),
-        (&["昨天", "昨日", "昨晚", "yesterday"], Some(day(-1))),
-        (&["今天", "今日", "今晚", "today", "tonight"], Some(day(0))),
-        (&["明天", "明日", "tomorrow"], Some(day(1))),
+    let next_month = today
+        .checked_add_months(Months::new(1))
+        .and_then(|d| month_of(d.year(), d.month()));
+    const VAGUE: bool = true;
+    let relative: [(&[&str], Option<DateRange>, bool); 22] = [
+        (&["大前天"], Some(day(-3)), false),
+        (&["前天", "day before yesterday"], Some(day(-2)), false),
+        (&["昨天", "昨日", "昨晚", "yesterday"], Some(day(-1)), false),
+        (
+            &["今天", "今日", "今晚", "today", "tonight"],
+            Some(day(0)),
+            false,
+        ),
+        (&["大后天"], Some(day(3)), false),
+        (&["后天", "day after tomorrow"], Some(day(2)), false),
+        (&["明天", "明日", "明晚", "tomorrow"], Some(day(1)), false),
+        (
+            &["这周末", "这个周末", "本周末", "this weekend"],
+            Some(weekend(week_of(today))),
+            false,
+        ),
+        (
+            &["下周末", "下个周末", "next weekend"],
+            Some(weekend(next_week)),
+            false,
+        ),
+        (
+            &["上周末", "上个周末", "last weekend"],
+            Some(weekend(last_week)),
+            false,
+        ),
         (
             &["上个星期", "上星期", "上礼拜", "上周", "last week"],
             Some(last_week),
+            false,
         ),
         (
             &["这个星期", "这星期", "这礼拜", "这周", "本周", "this week"],
             Some(this_week),
+            false,
         ),
         (
-            &["下个星期", "下星期", "下周", "next week"],
-            Some(week_of(today + Duration::days(7))),
+            &["下个星期", "下星期", "下礼拜", "下周", "next week"],
+            Some(next_week),
+            false,
         ),
         (
             &["这几天", "past week", "past few days", "last few days"],
             Some(past_week),
+            VAGUE,
         ),
         (
             &["最近", "近来", "近期", "recently", "lately", "these days"],
             Some(recent),
+            VAGUE,
         ),
-        (&["上个月", "上月", "last month"], months_ago(1, today)),
-        (&["这个月", "本月", "this month"], Some(this_month)),
-        (&["去年", "last year"], year_of(today.year() - 1)),
-        (&["今年", "this year"], year_of(today.year())),
-        (&["前年"], year_of(today.year() - 2)),
+        (
+            &["上个月", "上月", "last month"],
+            months_ago(1, today),
+            false,
+        ),
+        (&["这个月", "本月", "this month"], Some(this_month), false),
+        (&["下个月", "下月", "next month"], next_month, false),
+        (&["去年", "last year"], year_of(today.year() - 1), false),
+        (&["今年", "this year"], year_of(today.year()), false),
+        (&["明年", "next year"], year_of(today.year() + 1), false),
+        (&["前年"], year_of(today.year() - 2), false),
     ];
-    for (phrases, range) in relative {
+    for (phrases, range, vague) in relative {
         if let Some(used) = first_phrase(tokens, phrases) {
-            return range.map(|r| (r, used));
+            return range.map(|r| (r, used, vague));
         }
     }
-    match_numeric(tokens, today)
+    match_numeric(tokens, today, lookahead).map(|(r, used)| (r, used, false))
 }
 
-fn match_numeric(tokens: &[Tok], today: NaiveDate) -> Option<(DateRange, usize)> {
+fn match_numeric(tokens: &[Tok], today: NaiveDate, lookahead: i64) -> Option<(DateRange, usize)> {
     let at = |i: usize| tokens.get(i);
     let num = |i: usize| match tokens.get(i) {
         Some(Tok::Num(n)) => Some(*n),
@@ -359,10 +444,10 @@ fn match_numeric(tokens: &[Tok], today: NaiveDate) -> Option<(DateRange, usize)>
                 return months_ago(n, today).map(|r| (r, 3));
             }
             if let (Some(d), true) = (num(2), is_char(at(3), "日号")) {
-                return nearest_date(n, d, today).map(|d| (DateRange::day(d), 4));
+                return nearest_date(n, d, today, lookahead).map(|d| (DateRange::day(d), 4));
             }
             let used = if is_char(at(2), "份") { 3 } else { 2 };
-            return nearest_month(n, today).map(|r| (r, used));
+            return nearest_month(n, today, lookahead).map(|r| (r, used));
         }
         // English: N days/weeks/months/years ago; D Month [Year]; D of Month [Year].
         if let Some(r) = english_ago(n, &tokens[1..], today) {
@@ -374,7 +459,7 @@ fn match_numeric(tokens: &[Tok], today: NaiveDate) -> Option<(DateRange, usize)>
                 let (year, used) = english_year(&tokens[2 + of..]);
                 let found = match year {
                     Some(y) => NaiveDate::from_ymd_opt(y, m, n),
-                    None => nearest_date(m, n, today),
+                    None => nearest_date(m, n, today, lookahead),
                 };
                 if let Some(d) = found {
                     return Some((DateRange::day(d), 2 + of + used));
@@ -397,7 +482,7 @@ fn match_numeric(tokens: &[Tok], today: NaiveDate) -> Option<(DateRange, usize)>
             let (year, used) = english_year(&tokens[2..]);
             let found = match year {
                 Some(y) => NaiveDate::from_ymd_opt(y, m, d),
-                None => nearest_date(m, d, today),
+                None => nearest_date(m, d, today, lookahead),
             };
             return found.map(|d| (DateRange::day(d), 2 + used));
         }
@@ -407,7 +492,7 @@ fn match_numeric(tokens: &[Tok], today: NaiveDate) -> Option<(DateRange, usize)>
     }
     if is_word(at(0), &["in", "during", "since"]) {
         if let Some(m) = month_at(1) {
-            return nearest_month(m, today).map(|r| (r, 2));
+            return nearest_month(m, today, lookahead).map(|r| (r, 2));
         }
     }
     None
@@ -522,6 +607,42 @@ mod tests {
         assert_eq!(r, DateRange::day(d("2025-12-24")));
         let r = parse_time_range("Feb 2", jan).unwrap();
         assert_eq!(r, DateRange::day(d("2026-02-02")));
+    }
+
+    #[test]
+    fn ahead_of_today() {
+        is("下个月", "2026-05-01", "2026-05-31");
+        is("next month", "2026-05-01", "2026-05-31");
+        is("这周末", "2026-04-11", "2026-04-12");
+        is("next weekend", "2026-04-18", "2026-04-19");
+        is("上周末", "2026-04-04", "2026-04-05");
+        is("明年", "2027-01-01", "2027-12-31");
+        is("后天", "2026-04-10", "2026-04-10");
+        is("the day after tomorrow", "2026-04-10", "2026-04-10");
+    }
+
+    #[test]
+    fn mentions_carry_their_spans_and_vagueness() {
+        let text = "我的同学小红下周要来，ＮＥＸＴ MONTH too; 最近好忙";
+        let found = time_mentions(text, today(), LOOKAHEAD_DAYS);
+        let said: Vec<(&str, bool)> = found
+            .iter()
+            .map(|m| (&text[m.span.0..m.span.1], m.vague))
+            .collect();
+        assert_eq!(
+            said,
+            vec![("下周", false), ("ＮＥＸＴ MONTH", false), ("最近", true)]
+        );
+        assert_eq!(
+            found[0].range,
+            DateRange::new(d("2026-04-13"), d("2026-04-19"))
+        );
+        // Looking ahead almost a year, a month or day without a year is the next one.
+        let june = time_mentions("in June", today(), 330);
+        assert_eq!(
+            june[0].range,
+            DateRange::new(d("2026-06-01"), d("2026-06-30"))
+        );
     }
 
     #[test]

@@ -4,6 +4,10 @@
 //! Weekdays: "下周X" / "next X" is X of the next calendar week (weeks start Monday); a bare
 //! "周X" / "on X" / "this X" is the next X from today on. A month and day without a year is
 //! its next occurrence from today on.
+//!
+//! Without a day, the shared grammar of retrieval ([`crate::retrieval::timeparse`]) names a
+//! range ("下周", "下个月", "next month", "in June", "去年"), looking ahead almost a year;
+//! vague stretches ("最近", "lately") are not dates of anything.
 
 mod en;
 mod zh;
@@ -16,14 +20,30 @@ use zh::*;
 #[derive(Debug, Clone, PartialEq)]
 pub struct When {
     pub date: NaiveDate,
+    /// The last day, when a range was said ("下周": Monday to Sunday).
+    pub end: Option<NaiveDate>,
     /// Hour (0..24) and minute.
     pub time: Option<(u32, u32)>,
     pub spans: Vec<(usize, usize)>,
 }
 
 impl When {
-    /// `2026-04-10` or `2026-04-10 15:00`.
+    /// `2026-04-10`, `2026-04-10 15:00`, a range `2026-04-13~2026-04-19`, a month `2026-05`.
     pub fn label(&self) -> String {
+        if let Some(end) = self.end {
+            let whole_month = self.date.day() == 1
+                && end.month() == self.date.month()
+                && (end + Duration::days(1)).day() == 1;
+            return if whole_month {
+                self.date.format("%Y-%m").to_string()
+            } else {
+                format!(
+                    "{}~{}",
+                    self.date.format("%Y-%m-%d"),
+                    end.format("%Y-%m-%d")
+                )
+            };
+        }
         match self.time {
             Some((h, m)) => format!("{} {h:02}:{m:02}", self.date.format("%Y-%m-%d")),
             None => self.date.format("%Y-%m-%d").to_string(),
@@ -66,7 +86,15 @@ impl When {
                 continue;
             }
             out.push_str(&text[at..s]);
-            if s == date_start {
+            if s == date_start && self.end.is_some() {
+                // A range keeps its words, dated: "下周（2026-04-13~2026-04-19）".
+                out.push_str(&text[s..e]);
+                if text[s..e].is_ascii() {
+                    out.push_str(&format!(" ({label})"));
+                } else {
+                    out.push_str(&format!("（{label}）"));
+                }
+            } else if s == date_start {
                 let before = out.trim_end().to_ascii_lowercase();
                 let latin = text[s..e].is_ascii();
                 let has_prep = ["on", "by", "until", "before", "for", "at"]
@@ -100,16 +128,84 @@ impl When {
     }
 }
 
-/// The first date in `text` (Chinese or English), with a time of day if one is given.
+/// How far ahead a month or day said without a year may lie: plans are said ahead of time.
+const LOOKAHEAD_DAYS: i64 = 330;
+
+/// The first date in `text` (Chinese or English), with a time of day if one is given; else
+/// the first range the shared time grammar finds.
 pub fn find(text: &str, today: NaiveDate) -> Option<When> {
     let lower = text.to_ascii_lowercase();
-    let (date, span) = zh_date(text, today).or_else(|| en_date(&lower, today))?;
+    let Some((date, span)) = zh_date(text, today).or_else(|| en_date(&lower, today)) else {
+        return weekend(text, today).or_else(|| range(text, today));
+    };
     let mut spans = vec![span];
     let time = zh_time(text).or_else(|| en_time(&lower)).map(|(t, s)| {
         spans.push(s);
         t
     });
-    Some(When { date, time, spans })
+    Some(When {
+        date,
+        end: None,
+        time,
+        spans,
+    })
+}
+
+/// A bare "周末" / "weekend" (not "每个周末", "every weekend"): the coming Saturday and Sunday.
+fn weekend(text: &str, today: NaiveDate) -> Option<When> {
+    let lower = text.to_ascii_lowercase();
+    let (start, end) = [("周末", 0usize), ("weekend", 1)]
+        .iter()
+        .filter_map(|(w, _)| lower.find(w).map(|i| (i, i + w.len())))
+        .next()?;
+    let before = lower[..start].trim_end();
+    let habitual = [
+        "每", "每个", "上", "上个", "下", "下个", "every", "each", "last", "next",
+    ]
+    .iter()
+    .any(|h| before.ends_with(h))
+        || [
+            "一般",
+            "平时",
+            "通常",
+            "经常",
+            "usually",
+            "often",
+            "always",
+            "on weekends",
+        ]
+        .iter()
+        .any(|h| lower.contains(h));
+    if habitual {
+        return None;
+    }
+    let saturday = upcoming(today, Weekday::Sat);
+    let (date, last) = if today.weekday() == Weekday::Sun {
+        (today, today)
+    } else {
+        (saturday, saturday + Duration::days(1))
+    };
+    Some(When {
+        date,
+        end: Some(last),
+        time: zh_time(text).map(|(t, _)| t),
+        spans: vec![(start, end)],
+    })
+}
+
+/// The first range the shared time grammar finds ("下周", "next month", "去年"), vague ones
+/// left out.
+fn range(text: &str, today: NaiveDate) -> Option<When> {
+    let found = crate::retrieval::timeparse::time_mentions(text, today, LOOKAHEAD_DAYS)
+        .into_iter()
+        .find(|m| !m.vague)?;
+    let r = found.range;
+    Some(When {
+        date: r.start,
+        end: (r.end > r.start).then_some(r.end),
+        time: None,
+        spans: vec![found.span],
+    })
 }
 
 // ---- Chinese ----
@@ -243,6 +339,31 @@ mod tests {
         assert_eq!(
             find(t, today()).unwrap().restate(t),
             "dentist on 2026-05-08"
+        );
+    }
+
+    #[test]
+    fn ranges_come_from_the_shared_grammar() {
+        assert_eq!(
+            label("我的同学小红下周要来杭州找我玩").as_deref(),
+            Some("2026-04-13~2026-04-19")
+        );
+        assert_eq!(label("我下个月要搬去深圳").as_deref(), Some("2026-05"));
+        assert_eq!(
+            label("moving to Berlin next month").as_deref(),
+            Some("2026-05")
+        );
+        assert_eq!(label("a half marathon in June").as_deref(), Some("2026-06"));
+        assert_eq!(
+            label("周末想去西湖边骑车").as_deref(),
+            Some("2026-04-11~2026-04-12")
+        );
+        assert_eq!(label("我周末一般宅家打游戏"), None);
+        assert_eq!(label("我最近喜欢上了游泳"), None);
+        let t = "我的同学小红下周要来杭州找我玩，好开心";
+        assert_eq!(
+            find(t, today()).unwrap().restate(t),
+            "我的同学小红下周（2026-04-13~2026-04-19）要来杭州找我玩"
         );
     }
 
