@@ -226,7 +226,10 @@ fn score(path: &str, split: Option<&str>, show: bool) -> Scores {
         });
         misses.extend(missed.iter().map(|&k| {
             let e = &item.memories[k];
-            format!("memory {} {:?} date {:?}", e.memory_type, e.contains, e.date)
+            format!(
+                "memory {} {:?} date {:?}",
+                e.memory_type, e.contains, e.date
+            )
         }));
         let memories = Tally {
             hit,
@@ -315,7 +318,11 @@ fn built_in_extractor_holds_on_the_set_its_first_rules_were_written_for() {
     let heldout = score("extraction_set.json", Some("heldout"), false);
     print_table("extraction_set.json (its held-out items)", &heldout);
     assert!(heldout.get("all", "all").expected >= 50);
-    assert_floors("extraction_set.json heldout", &heldout, FLOORS_RULES_HELDOUT);
+    assert_floors(
+        "extraction_set.json heldout",
+        &heldout,
+        FLOORS_RULES_HELDOUT,
+    );
 }
 
 /// Floors at the figures measured on the held-out set (docs/BENCHMARKS.md), not above.

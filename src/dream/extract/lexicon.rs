@@ -162,6 +162,21 @@ pub const EN_SPORTS: &[&str] = &[
     "rugby",
 ];
 
+/// Sports that are themselves a doing ("喜欢游泳" is liking to swim): also hobbies.
+pub const ZH_SPORT_DOINGS: &[&str] = &[
+    "游泳",
+    "跑步",
+    "瑜伽",
+    "滑雪",
+    "骑行",
+    "健身",
+    "拳击",
+    "攀岩",
+    "马拉松",
+    "滑板",
+    "冲浪",
+];
+
 /// Pastimes that are entertainment rather than hobbies: `Entertainment and Leisure`.
 pub const ZH_ENTERTAINMENT: &[&str] = &[
     "游戏",
@@ -174,6 +189,8 @@ pub const ZH_ENTERTAINMENT: &[&str] = &[
     "直播",
     "桌游",
     "剧本杀",
+    "podcast",
+    "播客",
 ];
 pub const EN_ENTERTAINMENT: &[&str] = &[
     "video games",

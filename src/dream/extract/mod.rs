@@ -407,6 +407,11 @@ impl Sink<'_> {
         });
     }
 
+    /// Whether this sentence has yielded no memory so far.
+    pub fn nothing_yet(&self) -> bool {
+        self.found.memories.len() == self.memories_before
+    }
+
     /// Marks the memory just added as sensitive.
     pub fn last_sensitive(&mut self) {
         if let Some(m) = self.found.memories.last_mut() {

@@ -60,15 +60,28 @@ impl When {
     /// [`When::label`] ("我明天要去面试" → "我2026-04-10要去面试", "exam tomorrow" →
     /// "exam on 2026-04-10").
     pub fn restate(&self, text: &str) -> String {
+        self.restate_within(text, false)
+    }
+
+    /// The whole of `text` (every clause) with the date words dated, as [`When::restate`].
+    pub fn restate_all(&self, text: &str) -> String {
+        self.restate_within(text, true)
+    }
+
+    fn restate_within(&self, text: &str, whole: bool) -> String {
         const ENDS: [char; 12] = [
             '，', ',', '。', '！', '!', '？', '?', '；', ';', '\n', '：', '…',
         ];
         let (date_start, date_end) = self.spans[0];
-        let start = text[..date_start].rfind(ENDS).map_or(0, |i| {
-            i + text[i..].chars().next().map_or(1, char::len_utf8)
-        });
+        let start = text[..date_start]
+            .rfind(ENDS)
+            .filter(|_| !whole)
+            .map_or(0, |i| {
+                i + text[i..].chars().next().map_or(1, char::len_utf8)
+            });
         let end = text[date_end..]
             .find(ENDS)
+            .filter(|_| !whole)
             .map_or(text.len(), |i| i + date_end);
         let mut out = String::new();
         let mut at = start;
