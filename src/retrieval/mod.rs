@@ -14,6 +14,6 @@ pub mod embed;
 pub mod lexical;
 pub mod protocol;
 pub mod rank;
-mod stopwords;
+pub(crate) mod stopwords;
 pub mod timeparse;
 pub mod tokenize;

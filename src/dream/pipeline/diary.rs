@@ -35,7 +35,11 @@ pub(super) async fn run(
             llm::parse::parse_diary(&answer, DAILY_MAX_CHARS)
                 .map_err(|e| format!("LLM output rejected: {e}"))?
         }
-        None => summarize::summarize_day(&material, DAILY_MAX_CHARS),
+        None => {
+            let pkg = store.pkg(npcid).await.map_err(port("store"))?;
+            let name = user_name(&pkg);
+            summarize::summarize_day(&material, name.as_deref(), DAILY_MAX_CHARS)
+        }
     };
     let (prior, dailies) = store.diary(npcid).await.map_err(port("store"))?;
     let window = scan.npc.settings.diary_window as usize;
@@ -93,6 +97,20 @@ pub(super) async fn run(
         overflow_count: roll.overflow.len(),
         dry_run,
     })
+}
+
+/// How the character calls the user: the latest nickname, else the name.
+fn user_name(pkg: &[(String, crate::pkg::PkgValue)]) -> Option<String> {
+    let field = |key: &str| pkg.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+    let text = |v: &crate::pkg::PkgValue| match v {
+        crate::pkg::PkgValue::Text(t) => Some(t.clone()),
+        crate::pkg::PkgValue::List(items) => items.last().cloned(),
+        _ => None,
+    };
+    field("Nickname")
+        .and_then(text)
+        .or_else(|| field("Name").and_then(text))
+        .filter(|n| !n.trim().is_empty())
 }
 
 /// Today's material: the new entries, after the earlier entries of today that a previous
