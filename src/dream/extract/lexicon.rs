@@ -112,6 +112,13 @@ pub const EN_RELATIONS: &[(&str, &str, Circle)] = &[
     ("cat", "cat", Circle::Pet),
     ("puppy", "dog", Circle::Pet),
     ("kitten", "cat", Circle::Pet),
+    ("niece", "niece", Circle::Family),
+    ("nephew", "nephew", Circle::Family),
+    ("grandson", "grandson", Circle::Family),
+    ("granddaughter", "granddaughter", Circle::Family),
+    ("therapist", "therapist", Circle::Other),
+    ("coach", "coach", Circle::Other),
+    ("tutor", "tutor", Circle::Other),
 ];
 
 /// Sports: a liked sport goes to `Favorite Sports`.
@@ -267,6 +274,11 @@ pub const EN_HOBBIES: &[&str] = &[
     "woodworking",
     "programming",
     "coding",
+    "knit",
+    "crochet",
+    "journaling",
+    "bouldering",
+    "skateboarding",
 ];
 
 /// A style request: the words that say it, in each language, and the memory it becomes.
@@ -400,6 +412,9 @@ pub const STYLE_INTENTS: &[StyleIntent] = &[
             "without emoji",
             "stop using emoji",
             "don't use emoji",
+            "don't use emojis",
+            "stop using emojis",
+            "no more emojis",
         ],
         summary_zh: "用户不希望回复里有表情符号",
         summary_en: "The user does not want emojis in replies",
@@ -456,6 +471,10 @@ pub const STYLE_INTENTS: &[StyleIntent] = &[
             "plain language",
             "plain english",
             "explain like i'm five",
+            "like i'm 5",
+            "like im 5",
+            "like i'm five",
+            "eli5",
         ],
         summary_zh: "用户希望解释得通俗简单",
         summary_en: "The user wants simple, plain explanations",
