@@ -325,8 +325,16 @@ fn built_in_extractor_holds_on_the_set_its_first_rules_were_written_for() {
     );
 }
 
-/// Floors at the figures measured on the held-out set (docs/BENCHMARKS.md), not above.
-const FLOORS_HELDOUT: &Floors = &[];
+/// Floors at the figures measured on the held-out set (docs/BENCHMARKS.md), rounded down:
+/// a guard against regressions, not a target (the target, ≥ 0.85 / ≥ 0.75, is not met).
+const FLOORS_HELDOUT: &Floors = &[
+    ("zh", "pkg", 0.87, 0.73),
+    ("zh", "entities", 0.76, 0.50),
+    ("zh", "memories", 0.89, 0.60),
+    ("en", "pkg", 0.83, 0.78),
+    ("en", "entities", 0.90, 0.86),
+    ("en", "memories", 0.91, 0.67),
+];
 
 #[test]
 fn built_in_extractor_on_the_held_out_set() {
@@ -337,8 +345,15 @@ fn built_in_extractor_on_the_held_out_set() {
     assert_floors("heldout", &s, FLOORS_HELDOUT);
 }
 
-/// Floors at the figures measured on the dev set (docs/BENCHMARKS.md), not above.
-const FLOORS_DEV: &Floors = &[];
+/// Floors at the figures measured on the dev set (docs/BENCHMARKS.md), rounded down.
+const FLOORS_DEV: &Floors = &[
+    ("zh", "pkg", 0.97, 0.90),
+    ("zh", "entities", 1.0, 0.81),
+    ("zh", "memories", 0.94, 0.76),
+    ("en", "pkg", 0.96, 0.85),
+    ("en", "entities", 1.0, 0.88),
+    ("en", "memories", 0.95, 0.74),
+];
 
 #[test]
 fn built_in_extractor_on_the_dev_set() {

@@ -5,6 +5,9 @@
 //!   N天前 / N days ago (widened by a day either side from 3 days on: people round);
 //! - weeks (Monday to Sunday): 这周/本周/这个星期/this week (to today), 上周/上星期/上礼拜/last week,
 //!   下周/next week, N周前 / N weeks ago (the 7 days around that day), past week / 这几天 (7 days);
+//! - weekends: 这周末/this weekend, 下周末/next weekend, 上周末/last weekend; ahead: 后天, 大后天,
+//!   下个月/next month, 明年/next year (the dream reads plans with the same lexicon, through
+//!   [`time_mentions`], looking further ahead);
 //! - months: 这个月/本月/this month, 上个月/上月/last month, N个月前 / N months ago (that month),
 //!   4月 / 4月份 / in April / April 2023;
 //! - years: 今年/this year, 去年/last year, 前年, N年前 / N years ago, 2023年;
