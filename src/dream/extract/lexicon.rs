@@ -121,7 +121,8 @@ pub const EN_RELATIONS: &[(&str, &str, Circle)] = &[
     ("tutor", "tutor", Circle::Other),
 ];
 
-/// Sports: a liked sport goes to `Favorite Sports`.
+/// Sports: a liked sport goes to `Favorite Sports`. These are played; [`ZH_SPORT_DOINGS`]
+/// are done ("喜欢游泳" is liking to swim); [`zh_sports`] is both.
 pub const ZH_SPORTS: &[&str] = &[
     "篮球",
     "足球",
@@ -131,17 +132,6 @@ pub const ZH_SPORTS: &[&str] = &[
     "排球",
     "棒球",
     "高尔夫",
-    "游泳",
-    "跑步",
-    "瑜伽",
-    "滑雪",
-    "骑行",
-    "健身",
-    "拳击",
-    "攀岩",
-    "马拉松",
-    "滑板",
-    "冲浪",
 ];
 pub const EN_SPORTS: &[&str] = &[
     "basketball",
@@ -168,6 +158,11 @@ pub const EN_SPORTS: &[&str] = &[
     "cricket",
     "rugby",
 ];
+
+/// Every Chinese sport word.
+pub fn zh_sports() -> impl Iterator<Item = &'static &'static str> {
+    ZH_SPORTS.iter().chain(ZH_SPORT_DOINGS)
+}
 
 /// Sports that are themselves a doing ("喜欢游泳" is liking to swim): also hobbies.
 pub const ZH_SPORT_DOINGS: &[&str] = &[

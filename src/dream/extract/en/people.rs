@@ -254,14 +254,7 @@ fn introduced_name(s: &str, l: &str) -> Option<String> {
 
 pub(super) fn name(s: &str, l: &str, sink: &mut Sink) {
     if let Some(n) = introduced_name(s, l) {
-        sink.pkg("Name", &n);
-        sink.memory(
-            Signal::Identity,
-            MemoryType::Profile,
-            format!("The user's name is {n}"),
-            vec![n, "name".into()],
-        );
-        return;
+        return record_name(n, sink);
     }
     const NOT: &[&str] = &[
         "not", "a", "the", "what", "actually", "kind", "pretty", "hard", "long", "short", "weird",
@@ -284,14 +277,18 @@ pub(super) fn name(s: &str, l: &str, sink: &mut Sink) {
         return;
     }
     if let Some(n) = name_at(&s[end..], true) {
-        sink.pkg("Name", &n);
-        sink.memory(
-            Signal::Identity,
-            MemoryType::Profile,
-            format!("The user's name is {n}"),
-            vec![n, "name".into()],
-        );
+        record_name(n, sink);
     }
+}
+
+fn record_name(n: String, sink: &mut Sink) {
+    sink.pkg("Name", &n);
+    sink.memory(
+        Signal::Identity,
+        MemoryType::Profile,
+        format!("The user's name is {n}"),
+        vec![n, "name".into()],
+    );
 }
 
 pub(super) fn relations(s: &str, l: &str, sink: &mut Sink) {

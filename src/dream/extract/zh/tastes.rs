@@ -209,8 +209,7 @@ fn activity_in(text: &str) -> Option<(String, &'static str)> {
         ("读书", "读书"),
         ("做蛋糕", "做蛋糕"),
     ];
-    let hobbies = lexicon::ZH_SPORTS
-        .iter()
+    let hobbies = lexicon::zh_sports()
         .chain(lexicon::ZH_HOBBIES)
         .chain(INSTRUMENTS)
         .map(|w| (*w, *w, "Hobbies"));
@@ -241,7 +240,7 @@ pub(super) fn classify_liked(item: &str, sentence: &str, sink: &mut Sink) {
             },
             title,
         );
-    } else if let Some(sport) = lexicon::ZH_SPORTS.iter().find(|sp| item.contains(**sp)) {
+    } else if let Some(sport) = lexicon::zh_sports().find(|sp| item.contains(**sp)) {
         sink.pkg("Favorite Sports", sport);
         // Swimming is a doing; "打篮球" too; "篮球" alone or "看NBA" is a liking.
         let doing = item.starts_with(lexicon::ZH_ACTIVITY_VERBS) && !item.starts_with('看')
