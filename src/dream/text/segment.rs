@@ -6,7 +6,7 @@
 //! characters takes the path through dictionary words with the highest sum of log-weights,
 //! a word's weight falling with its frequency rank; characters no word covers stand alone.
 //! jieba-rs itself (≈190 KiB gzip of code and tables before any dictionary) and its whole
-//! dictionary do not fit the npm package's size budget (docs/BENCHMARKS.md); 1,337 words do.
+//! dictionary do not fit the npm package's size budget (docs/BENCHMARKS.md).
 
 use super::is_cjk;
 use std::collections::HashMap;
