@@ -101,7 +101,7 @@ pub fn segment(text: &str) -> Vec<Word<'_>> {
         } else if c.is_alphanumeric() {
             let mut end = start;
             while let Some(&(i, c)) = chars.peek() {
-                if !(c.is_alphanumeric() && !is_cjk(c)) && c != '\'' {
+                if (is_cjk(c) || !c.is_alphanumeric()) && c != '\'' {
                     break;
                 }
                 end = i + c.len_utf8();
