@@ -15,6 +15,6 @@ pub mod embed_cache;
 pub mod lexical;
 pub mod protocol;
 pub mod rank;
-mod stopwords;
+pub(crate) mod stopwords;
 pub mod timeparse;
 pub mod tokenize;

@@ -5,6 +5,9 @@
 //!   N天前 / N days ago (widened by a day either side from 3 days on: people round);
 //! - weeks (Monday to Sunday): 这周/本周/这个星期/this week (to today), 上周/上星期/上礼拜/last week,
 //!   下周/next week, N周前 / N weeks ago (the 7 days around that day), past week / 这几天 (7 days);
+//! - weekends: 这周末/this weekend, 下周末/next weekend, 上周末/last weekend; ahead: 后天, 大后天,
+//!   下个月/next month, 明年/next year (the dream reads plans with the same lexicon, through
+//!   [`time_mentions`], looking further ahead);
 //! - months: 这个月/本月/this month, 上个月/上月/last month, N个月前 / N months ago (that month),
 //!   4月 / 4月份 / in April / April 2023;
 //! - years: 今年/this year, 去年/last year, 前年, N年前 / N years ago, 2023年;
@@ -79,16 +82,44 @@ impl DateRange {
 
 /// The date range `text` speaks of, if any.
 pub fn parse_time_range(text: &str, today: NaiveDate) -> Option<DateRange> {
-    let tokens = lex(&super::tokenize::normalize(text));
-    let mut found: Option<DateRange> = None;
-    let mut rest = tokens.as_slice();
-    while let Some((_, after_first)) = rest.split_first() {
-        match match_at(rest, today) {
-            Some((range, used)) => {
-                found = Some(found.map_or(range, |f| f.union(range)));
-                rest = from(rest, used.max(1));
+    time_mentions(text, today, LOOKAHEAD_DAYS)
+        .into_iter()
+        .map(|m| m.range)
+        .reduce(DateRange::union)
+}
+
+/// A time expression found in a text: its range, the bytes it covers, and whether it is
+/// vague (最近, recently: a stretch of the past rather than a date of something).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeMention {
+    pub range: DateRange,
+    pub span: (usize, usize),
+    pub vague: bool,
+}
+
+/// Every time expression of `text`, in order. A date without a year resolves to its latest
+/// occurrence at most `lookahead_days` after `today` (retrieval looks back: 28 days; the
+/// dream, reading plans, looks ahead almost a year).
+pub fn time_mentions(text: &str, today: NaiveDate, lookahead_days: i64) -> Vec<TimeMention> {
+    let (tokens, spans) = lex(text);
+    let mut found = Vec::new();
+    let mut i: usize = 0;
+    while i < tokens.len() {
+        let rest = from(&tokens, i);
+        match match_at(rest, today, lookahead_days) {
+            Some((range, used, vague)) => {
+                let used = used.max(1);
+                let last = i.saturating_add(used).saturating_sub(1);
+                if let (Some(first), Some(end)) = (spans.get(i), spans.get(last)) {
+                    found.push(TimeMention {
+                        range,
+                        span: (first.0, end.1),
+                        vague,
+                    });
+                }
+                i = i.saturating_add(used);
             }
-            None => rest = after_first,
+            None => i = i.saturating_add(1),
         }
     }
     found
@@ -118,23 +149,28 @@ fn from(tokens: &[Tok], i: usize) -> &[Tok] {
 }
 
 /// Numbers (ASCII digits, ordinals like "8th", Chinese numerals), Latin words, single other
-/// characters; whitespace dropped.
-fn lex(text: &str) -> Vec<Tok> {
-    let mut chars = text.chars().peekable();
+/// characters; whitespace dropped. Each token comes with its byte span in `text`; letters
+/// are lowercased and full-width forms read as ASCII (what NFKC would do to them).
+fn lex(text: &str) -> (Vec<Tok>, Vec<(usize, usize)>) {
+    let mut chars = text
+        .char_indices()
+        .map(|(i, c)| (i, fold_char(c)))
+        .peekable();
     let mut out = Vec::new();
-    while let Some(c) = chars.next() {
+    let mut spans = Vec::new();
+    while let Some((start, c)) = chars.next() {
         if c.is_whitespace() {
             continue;
         }
         if c.is_ascii_alphanumeric() {
             let mut word = String::from(c);
-            while let Some(next) = chars.next_if(char::is_ascii_alphanumeric) {
+            while let Some((_, next)) = chars.next_if(|(_, c)| c.is_ascii_alphanumeric()) {
                 word.push(next);
             }
             out.push(number_of_word(&word).map_or(Tok::Word(word), Tok::Num));
         } else if let Some(first) = chinese_digit(c) {
             let mut run = vec![first];
-            while let Some(d) = chars.peek().copied().and_then(chinese_digit) {
+            while let Some(d) = chars.peek().and_then(|&(_, c)| chinese_digit(c)) {
                 chars.next();
                 run.push(d);
             }
@@ -142,8 +178,20 @@ fn lex(text: &str) -> Vec<Tok> {
         } else {
             out.push(Tok::Char(c));
         }
+        let end = chars.peek().map_or(text.len(), |&(i, _)| i);
+        spans.push((start, end));
     }
-    out
+    (out, spans)
+}
+
+/// Lowercase, full-width ASCII as ASCII.
+fn fold_char(c: char) -> char {
+    let c = match u32::from(c) {
+        0x3000 => ' ',
+        n @ 0xFF01..=0xFF5E => n.checked_sub(0xFEE0).and_then(char::from_u32).unwrap_or(c),
+        _ => c,
+    };
+    c.to_lowercase().next().unwrap_or(c)
 }
 
 fn number_of_word(word: &str) -> Option<u32> {
@@ -250,6 +298,12 @@ fn week_of(date: NaiveDate) -> Option<DateRange> {
     Some(DateRange::new(monday, plus_days(monday, 6)?))
 }
 
+/// Saturday and Sunday of `date`'s week.
+fn weekend_of(date: NaiveDate) -> Option<DateRange> {
+    let monday = calendar::monday_of(date)?;
+    Some(DateRange::new(plus_days(monday, 5)?, plus_days(monday, 6)?))
+}
+
 fn month_of(year: i32, month: u32) -> Option<DateRange> {
     calendar::month_bounds(year, month).map(DateRange::of)
 }
@@ -263,13 +317,13 @@ fn year_number(n: u32) -> Option<i32> {
     i32::try_from(n).ok().filter(|y| *y <= 9999)
 }
 
-/// How far ahead a date without a year may lie: memories are mostly about the past, but an
-/// appointment a few weeks away is asked about too.
-const LOOKAHEAD_DAYS: i64 = 28;
+/// How far ahead a date without a year may lie in a query: memories are mostly about the
+/// past, but an appointment a few weeks away is asked about too.
+pub const LOOKAHEAD_DAYS: i64 = 28;
 
-/// The latest occurrence of month/day at most [`LOOKAHEAD_DAYS`] after `today`.
-fn nearest_date(month: u32, day: u32, today: NaiveDate) -> Option<NaiveDate> {
-    let limit = plus_days(today, LOOKAHEAD_DAYS)?;
+/// The latest occurrence of month/day at most `lookahead` days after `today`.
+fn nearest_date(month: u32, day: u32, today: NaiveDate, lookahead: i64) -> Option<NaiveDate> {
+    let limit = plus_days(today, lookahead)?;
     let year = today.year();
     [year.checked_add(1), Some(year), year.checked_sub(1)]
         .into_iter()
@@ -278,9 +332,9 @@ fn nearest_date(month: u32, day: u32, today: NaiveDate) -> Option<NaiveDate> {
         .find(|d| *d <= limit)
 }
 
-/// The latest month of that name starting at most [`LOOKAHEAD_DAYS`] after `today`.
-fn nearest_month(month: u32, today: NaiveDate) -> Option<DateRange> {
-    let first = nearest_date(month, 1, today)?;
+/// The latest month of that name starting at most `lookahead` days after `today`.
+fn nearest_month(month: u32, today: NaiveDate, lookahead: i64) -> Option<DateRange> {
+    let first = nearest_date(month, 1, today, lookahead)?;
     month_of(first.year(), month)
 }
 
@@ -322,53 +376,110 @@ fn years_ago(n: u32, today: NaiveDate) -> Option<DateRange> {
 /// The range a relative phrase names, from today.
 type FromToday = fn(NaiveDate) -> Option<DateRange>;
 
-/// Fixed phrases relative to today.
-const RELATIVE: [(&[&str], FromToday); 15] = [
-    (&["大前天"], |t| day_of(t, -3)),
-    (&["前天", "day before yesterday"], |t| day_of(t, -2)),
-    (&["昨天", "昨日", "昨晚", "yesterday"], |t| {
-        day_of(t, -1)
-    }),
-    (&["今天", "今日", "今晚", "today", "tonight"], |t| {
-        Some(DateRange::day(t))
-    }),
-    (&["明天", "明日", "tomorrow"], |t| day_of(t, 1)),
+/// A relative phrase that is a stretch of the past rather than the date of something.
+const VAGUE: bool = true;
+
+/// Fixed phrases relative to today, and whether they are vague. A longer phrase comes before
+/// the shorter one it starts with (这周末 before 这周).
+const RELATIVE: [(&[&str], FromToday, bool); 22] = [
+    (&["大前天"], |t| day_of(t, -3), false),
+    (&["前天", "day before yesterday"], |t| day_of(t, -2), false),
+    (
+        &["昨天", "昨日", "昨晚", "yesterday"],
+        |t| day_of(t, -1),
+        false,
+    ),
+    (
+        &["今天", "今日", "今晚", "today", "tonight"],
+        |t| Some(DateRange::day(t)),
+        false,
+    ),
+    (&["大后天"], |t| day_of(t, 3), false),
+    (&["后天", "day after tomorrow"], |t| day_of(t, 2), false),
+    (
+        &["明天", "明日", "明晚", "tomorrow"],
+        |t| day_of(t, 1),
+        false,
+    ),
+    (
+        &["这周末", "这个周末", "本周末", "this weekend"],
+        |t| weekend_of(t),
+        false,
+    ),
+    (
+        &["下周末", "下个周末", "next weekend"],
+        |t| weekend_of(plus_days(t, 7)?),
+        false,
+    ),
+    (
+        &["上周末", "上个周末", "last weekend"],
+        |t| weekend_of(minus_days(t, 7)?),
+        false,
+    ),
     (
         &["上个星期", "上星期", "上礼拜", "上周", "last week"],
         |t| week_of(minus_days(t, 7)?),
+        false,
     ),
     (
         &["这个星期", "这星期", "这礼拜", "这周", "本周", "this week"],
         |t| Some(DateRange::new(calendar::monday_of(t)?, t)),
+        false,
     ),
-    (&["下个星期", "下星期", "下周", "next week"], |t| {
-        week_of(plus_days(t, 7)?)
-    }),
+    (
+        &["下个星期", "下星期", "下礼拜", "下周", "next week"],
+        |t| week_of(plus_days(t, 7)?),
+        false,
+    ),
     (
         &["这几天", "past week", "past few days", "last few days"],
         |t| Some(DateRange::new(minus_days(t, 6)?, t)),
+        VAGUE,
     ),
     (
         &["最近", "近来", "近期", "recently", "lately", "these days"],
         |t| Some(DateRange::new(minus_days(t, 13)?, t)),
+        VAGUE,
     ),
-    (&["上个月", "上月", "last month"], |t| months_ago(1, t)),
-    (&["这个月", "本月", "this month"], |t| {
-        Some(DateRange::new(t.with_day(1)?, t))
-    }),
-    (&["去年", "last year"], |t| years_ago(1, t)),
-    (&["今年", "this year"], |t| year_of(t.year())),
-    (&["前年"], |t| years_ago(2, t)),
+    (
+        &["上个月", "上月", "last month"],
+        |t| months_ago(1, t),
+        false,
+    ),
+    (
+        &["这个月", "本月", "this month"],
+        |t| Some(DateRange::new(t.with_day(1)?, t)),
+        false,
+    ),
+    (
+        &["下个月", "下月", "next month"],
+        |t| {
+            let d = calendar::plus_months(t, 1)?;
+            month_of(d.year(), d.month())
+        },
+        false,
+    ),
+    (&["去年", "last year"], |t| years_ago(1, t), false),
+    (&["今年", "this year"], |t| year_of(t.year()), false),
+    (
+        &["明年", "next year"],
+        |t| year_of(t.year().checked_add(1)?),
+        false,
+    ),
+    (&["前年"], |t| years_ago(2, t), false),
 ];
 
-/// A time expression starting at `tokens[0]`: its range and how many tokens it used.
-fn match_at(tokens: &[Tok], today: NaiveDate) -> Option<(DateRange, usize)> {
-    for (phrases, range) in RELATIVE {
+/// A time expression starting at `tokens[0]`: its range, how many tokens it used, and
+/// whether it is vague.
+fn match_at(tokens: &[Tok], today: NaiveDate, lookahead: i64) -> Option<(DateRange, usize, bool)> {
+    for (phrases, range, vague) in RELATIVE {
         if let Some(used) = first_phrase(tokens, phrases) {
-            return range(today).map(|r| (r, used));
+            return range(today).map(|r| (r, used, vague));
         }
     }
-    match_numeric(tokens, today).or_else(|| match_words(tokens, today))
+    match_numeric(tokens, today, lookahead)
+        .or_else(|| match_words(tokens, today, lookahead))
+        .map(|(r, used)| (r, used, false))
 }
 
 /// The day `n` days from `today`.
@@ -376,7 +487,7 @@ fn day_of(today: NaiveDate, n: i64) -> Option<DateRange> {
     plus_days(today, n).map(DateRange::day)
 }
 
-fn match_numeric(tokens: &[Tok], today: NaiveDate) -> Option<(DateRange, usize)> {
+fn match_numeric(tokens: &[Tok], today: NaiveDate, lookahead: i64) -> Option<(DateRange, usize)> {
     let at = |i: usize| tokens.get(i);
     let num = |i: usize| match tokens.get(i) {
         Some(Tok::Num(n)) => Some(*n),
@@ -426,10 +537,10 @@ fn match_numeric(tokens: &[Tok], today: NaiveDate) -> Option<(DateRange, usize)>
             return months_ago(n, today).map(|r| (r, 3));
         }
         if let (Some(d), true) = (num(2), is_char(at(3), "日号")) {
-            return nearest_date(n, d, today).map(|d| (DateRange::day(d), 4));
+            return nearest_date(n, d, today, lookahead).map(|d| (DateRange::day(d), 4));
         }
         let used = if is_char(at(2), "份") { 3 } else { 2 };
-        return nearest_month(n, today).map(|r| (r, used));
+        return nearest_month(n, today, lookahead).map(|r| (r, used));
     }
     // English: N days/weeks/months/years ago; D Month [Year]; D of Month [Year].
     if let Some(r) = english_ago(n, from(tokens, 1), today) {
@@ -441,7 +552,7 @@ fn match_numeric(tokens: &[Tok], today: NaiveDate) -> Option<(DateRange, usize)>
             let (year, used) = english_year(from(tokens, of.saturating_add(2)));
             let found = match year {
                 Some(y) => NaiveDate::from_ymd_opt(y, m, n),
-                None => nearest_date(m, n, today),
+                None => nearest_date(m, n, today, lookahead),
             };
             if let Some(d) = found {
                 return Some((DateRange::day(d), of.saturating_add(2).saturating_add(used)));
@@ -452,7 +563,7 @@ fn match_numeric(tokens: &[Tok], today: NaiveDate) -> Option<(DateRange, usize)>
 }
 
 /// Expressions that start with a word: "a week ago", "May 8 [2023]", "May 2023", "in May".
-fn match_words(tokens: &[Tok], today: NaiveDate) -> Option<(DateRange, usize)> {
+fn match_words(tokens: &[Tok], today: NaiveDate, lookahead: i64) -> Option<(DateRange, usize)> {
     let num = |i: usize| match tokens.get(i) {
         Some(Tok::Num(n)) => Some(*n),
         _ => None,
@@ -471,7 +582,7 @@ fn match_words(tokens: &[Tok], today: NaiveDate) -> Option<(DateRange, usize)> {
             let (year, used) = english_year(from(tokens, 2));
             let found = match year {
                 Some(y) => NaiveDate::from_ymd_opt(y, m, d),
-                None => nearest_date(m, d, today),
+                None => nearest_date(m, d, today, lookahead),
             };
             return found.map(|d| (DateRange::day(d), used.saturating_add(2)));
         }
@@ -481,7 +592,7 @@ fn match_words(tokens: &[Tok], today: NaiveDate) -> Option<(DateRange, usize)> {
     }
     if is_word(tokens.first(), &["in", "during", "since"]) {
         if let Some(m) = month_at(1) {
-            return nearest_month(m, today).map(|r| (r, 2));
+            return nearest_month(m, today, lookahead).map(|r| (r, 2));
         }
     }
     None
@@ -596,6 +707,42 @@ mod tests {
         assert_eq!(r, DateRange::day(d("2025-12-24")));
         let r = parse_time_range("Feb 2", jan).unwrap();
         assert_eq!(r, DateRange::day(d("2026-02-02")));
+    }
+
+    #[test]
+    fn ahead_of_today() {
+        is("下个月", "2026-05-01", "2026-05-31");
+        is("next month", "2026-05-01", "2026-05-31");
+        is("这周末", "2026-04-11", "2026-04-12");
+        is("next weekend", "2026-04-18", "2026-04-19");
+        is("上周末", "2026-04-04", "2026-04-05");
+        is("明年", "2027-01-01", "2027-12-31");
+        is("后天", "2026-04-10", "2026-04-10");
+        is("the day after tomorrow", "2026-04-10", "2026-04-10");
+    }
+
+    #[test]
+    fn mentions_carry_their_spans_and_vagueness() {
+        let text = "我的同学小红下周要来，ＮＥＸＴ MONTH too; 最近好忙";
+        let found = time_mentions(text, today(), LOOKAHEAD_DAYS);
+        let said: Vec<(&str, bool)> = found
+            .iter()
+            .map(|m| (&text[m.span.0..m.span.1], m.vague))
+            .collect();
+        assert_eq!(
+            said,
+            vec![("下周", false), ("ＮＥＸＴ MONTH", false), ("最近", true)]
+        );
+        assert_eq!(
+            found[0].range,
+            DateRange::new(d("2026-04-13"), d("2026-04-19"))
+        );
+        // Looking ahead almost a year, a month or day without a year is the next one.
+        let june = time_mentions("in June", today(), 330);
+        assert_eq!(
+            june[0].range,
+            DateRange::new(d("2026-06-01"), d("2026-06-30"))
+        );
     }
 
     #[test]

@@ -30,6 +30,8 @@ pub(super) async fn run(
     let store = &hippo.ports().store;
     let material = safe_material(day_material(hippo, npcid, scan).await?);
     let date = scan.today.format("%Y-%m-%d").to_string();
+    let name = user_name(&store.pkg(npcid).await.map_err(port("store"))?);
+    let builtin = || summarize::summarize_day(&material, name.as_deref(), DAILY_MAX_CHARS);
     let written = match &hippo.ports().llm {
         Some(model) => {
             let prompt = llm::prompts::diary(scan.today, &material, DAILY_MAX_CHARS);
@@ -40,11 +42,11 @@ pub(super) async fn run(
             llm::parse::parse_diary(&answer, DAILY_MAX_CHARS)
                 .map_err(|e| format!("LLM output rejected: {e}"))?
         }
-        None => summarize::summarize_day(&material, DAILY_MAX_CHARS),
+        None => builtin(),
     };
     let mut text = without_sensitive_sentences(&written);
     if text.is_empty() {
-        text = summarize::summarize_day(&material, DAILY_MAX_CHARS);
+        text = builtin();
     }
     let (prior, dailies) = store.diary(npcid).await.map_err(port("store"))?;
     let window = scan.npc.settings.diary_window as usize;
@@ -119,6 +121,20 @@ fn safe_material(material: Vec<Turn>) -> Vec<Turn> {
         .filter(|(_, text)| !text.is_empty())
         .map(|(turn, content)| Turn { content, ..turn })
         .collect()
+}
+
+/// How the character calls the user: the latest nickname, else the name.
+fn user_name(pkg: &[(String, crate::pkg::PkgValue)]) -> Option<String> {
+    let field = |key: &str| pkg.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+    let text = |v: &crate::pkg::PkgValue| match v {
+        crate::pkg::PkgValue::Text(t) => Some(t.clone()),
+        crate::pkg::PkgValue::List(items) => items.last().cloned(),
+        _ => None,
+    };
+    field("Nickname")
+        .and_then(text)
+        .or_else(|| field("Name").and_then(text))
+        .filter(|n| !n.trim().is_empty())
 }
 
 /// Today's material: the new entries, after the earlier entries of today that a previous

@@ -4,6 +4,10 @@
 //! Weekdays: "下周X" / "next X" is X of the next calendar week (weeks start Monday); a bare
 //! "周X" / "on X" / "this X" is the next X from today on. A month and day without a year is
 //! its next occurrence from today on.
+//!
+//! Without a day, the shared grammar of retrieval ([`crate::retrieval::timeparse`]) names a
+//! range ("下周", "下个月", "next month", "in June", "去年"), looking ahead almost a year;
+//! vague stretches ("最近", "lately") are not dates of anything.
 #![deny(
     clippy::indexing_slicing,
     clippy::string_slice,
@@ -22,14 +26,30 @@ use zh::*;
 #[derive(Debug, Clone, PartialEq)]
 pub struct When {
     pub date: NaiveDate,
+    /// The last day, when a range was said ("下周": Monday to Sunday).
+    pub end: Option<NaiveDate>,
     /// Hour (0..24) and minute.
     pub time: Option<(u32, u32)>,
     pub spans: Vec<(usize, usize)>,
 }
 
 impl When {
-    /// `2026-04-10` or `2026-04-10 15:00`.
+    /// `2026-04-10`, `2026-04-10 15:00`, a range `2026-04-13~2026-04-19`, a month `2026-05`.
     pub fn label(&self) -> String {
+        if let Some(end) = self.end {
+            let whole_month = self.date.day() == 1
+                && end.month() == self.date.month()
+                && end.succ_opt().is_none_or(|next| next.day() == 1);
+            return if whole_month {
+                self.date.format("%Y-%m").to_string()
+            } else {
+                format!(
+                    "{}~{}",
+                    self.date.format("%Y-%m-%d"),
+                    end.format("%Y-%m-%d")
+                )
+            };
+        }
         match self.time {
             Some((h, m)) => format!("{} {h:02}:{m:02}", self.date.format("%Y-%m-%d")),
             None => self.date.format("%Y-%m-%d").to_string(),
@@ -46,6 +66,15 @@ impl When {
     /// [`When::label`] ("我明天要去面试" → "我2026-04-10要去面试", "exam tomorrow" →
     /// "exam on 2026-04-10").
     pub fn restate(&self, text: &str) -> String {
+        self.restate_within(text, false)
+    }
+
+    /// The whole of `text` (every clause) with the date words dated, as [`When::restate`].
+    pub fn restate_all(&self, text: &str) -> String {
+        self.restate_within(text, true)
+    }
+
+    fn restate_within(&self, text: &str, whole: bool) -> String {
         const ENDS: [char; 12] = [
             '，', ',', '。', '！', '!', '？', '?', '；', ';', '\n', '：', '…',
         ];
@@ -54,12 +83,16 @@ impl When {
         let Some(&(date_start, date_end)) = self.spans.first() else {
             return String::new();
         };
-        let start = part(0, date_start).rfind(ENDS).map_or(0, |i| {
-            let end_len = part(i, text.len()).chars().next().map_or(1, char::len_utf8);
-            i.saturating_add(end_len)
-        });
+        let start = part(0, date_start)
+            .rfind(ENDS)
+            .filter(|_| !whole)
+            .map_or(0, |i| {
+                let end_len = part(i, text.len()).chars().next().map_or(1, char::len_utf8);
+                i.saturating_add(end_len)
+            });
         let end = part(date_end, text.len())
             .find(ENDS)
+            .filter(|_| !whole)
             .map_or(text.len(), |i| i.saturating_add(date_end));
         let mut out = String::new();
         let mut at = start;
@@ -77,7 +110,16 @@ impl When {
                 continue;
             }
             out.push_str(part(at, s));
-            if s == date_start {
+            if s == date_start && self.end.is_some() {
+                // A range keeps its words, dated: "下周（2026-04-13~2026-04-19）".
+                let words = part(s, e);
+                out.push_str(words);
+                if words.is_ascii() {
+                    out.push_str(&format!(" ({label})"));
+                } else {
+                    out.push_str(&format!("（{label}）"));
+                }
+            } else if s == date_start {
                 let before = out.trim_end().to_ascii_lowercase();
                 let latin = part(s, e).is_ascii();
                 let has_prep = ["on", "by", "until", "before", "for", "at"]
@@ -111,16 +153,83 @@ impl When {
     }
 }
 
-/// The first date in `text` (Chinese or English), with a time of day if one is given.
+/// How far ahead a month or day said without a year may lie: plans are said ahead of time.
+const LOOKAHEAD_DAYS: i64 = 330;
+
+/// The first date in `text` (Chinese or English), with a time of day if one is given; else
+/// the first range the shared time grammar finds.
 pub fn find(text: &str, today: NaiveDate) -> Option<When> {
     let lower = text.to_ascii_lowercase();
-    let (date, span) = zh_date(text, today).or_else(|| en_date(&lower, today))?;
+    let Some((date, span)) = zh_date(text, today).or_else(|| en_date(&lower, today)) else {
+        return weekend(text, today).or_else(|| range(text, today));
+    };
     let mut spans = vec![span];
     let time = zh_time(text).or_else(|| en_time(&lower)).map(|(t, s)| {
         spans.push(s);
         t
     });
-    Some(When { date, time, spans })
+    Some(When {
+        date,
+        end: None,
+        time,
+        spans,
+    })
+}
+
+/// A bare "周末" / "weekend" (not "每个周末", "every weekend"): the coming Saturday and Sunday.
+fn weekend(text: &str, today: NaiveDate) -> Option<When> {
+    let lower = text.to_ascii_lowercase();
+    let (start, end) = ["周末", "weekend"]
+        .iter()
+        .find_map(|w| lower.find(w).map(|i| (i, i.saturating_add(w.len()))))?;
+    let before = lower.get(..start).unwrap_or_default().trim_end();
+    let habitual = [
+        "每", "每个", "上", "上个", "下", "下个", "every", "each", "last", "next",
+    ]
+    .iter()
+    .any(|h| before.ends_with(h))
+        || [
+            "一般",
+            "平时",
+            "通常",
+            "经常",
+            "usually",
+            "often",
+            "always",
+            "on weekends",
+        ]
+        .iter()
+        .any(|h| lower.contains(h));
+    if habitual {
+        return None;
+    }
+    let (date, last) = if today.weekday() == Weekday::Sun {
+        (today, today)
+    } else {
+        let saturday = upcoming(today, Weekday::Sat)?;
+        (saturday, calendar::plus_days(saturday, 1)?)
+    };
+    Some(When {
+        date,
+        end: Some(last),
+        time: zh_time(text).map(|(t, _)| t),
+        spans: vec![(start, end)],
+    })
+}
+
+/// The first range the shared time grammar finds ("下周", "next month", "去年"), vague ones
+/// left out.
+fn range(text: &str, today: NaiveDate) -> Option<When> {
+    let found = crate::retrieval::timeparse::time_mentions(text, today, LOOKAHEAD_DAYS)
+        .into_iter()
+        .find(|m| !m.vague)?;
+    let r = found.range;
+    Some(When {
+        date: r.start,
+        end: (r.end > r.start).then_some(r.end),
+        time: None,
+        spans: vec![found.span],
+    })
 }
 
 // ---- Chinese ----
@@ -278,6 +387,31 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn ranges_come_from_the_shared_grammar() {
+        assert_eq!(
+            label("我的同学小红下周要来杭州找我玩").as_deref(),
+            Some("2026-04-13~2026-04-19")
+        );
+        assert_eq!(label("我下个月要搬去深圳").as_deref(), Some("2026-05"));
+        assert_eq!(
+            label("moving to Berlin next month").as_deref(),
+            Some("2026-05")
+        );
+        assert_eq!(label("a half marathon in June").as_deref(), Some("2026-06"));
+        assert_eq!(
+            label("周末想去西湖边骑车").as_deref(),
+            Some("2026-04-11~2026-04-12")
+        );
+        assert_eq!(label("我周末一般宅家打游戏"), None);
+        assert_eq!(label("我最近喜欢上了游泳"), None);
+        let t = "我的同学小红下周要来杭州找我玩，好开心";
+        assert_eq!(
+            find(t, today()).unwrap().restate(t),
+            "我的同学小红下周（2026-04-13~2026-04-19）要来杭州找我玩"
+        );
     }
 
     #[test]
