@@ -11,9 +11,9 @@ use crate::npc::Npc;
 use crate::pkg::{PkgValue, MULTI_VALUE_LIMITS};
 use crate::ports::{LexicalQuery, MemoryFilter, VectorFilter, Write, WriteBatch};
 use crate::retrieval::protocol;
+use crate::retrieval::rank::query_terms;
 use crate::retrieval::rank::{self, Candidate, CandidateKind, RankRequest, Ranked};
 use crate::retrieval::timeparse::parse_time_range;
-use crate::retrieval::tokenize::tokenize_query;
 use crate::time::Timestamp;
 use indexmap::IndexMap;
 
@@ -128,7 +128,7 @@ impl Hippo {
             .as_deref()
             .and_then(|h| parse_time_range(h, today))
             .or_else(|| parse_time_range(&r.query, today));
-        let terms = tokenize_query(&r.query);
+        let terms = query_terms(&r.query, &Default::default());
         let searched = vec![Collection::Memory, Collection::Content];
 
         let mut found_ids: IndexMap<String, Option<f32>> = IndexMap::new();
@@ -207,6 +207,7 @@ impl Hippo {
             max_results: r.max_results,
             debug: r.debug,
             now,
+            names: Default::default(),
         };
         let ranked = rank::rank(&request, candidates, &stats);
 

@@ -13,6 +13,7 @@
 pub mod embed;
 pub mod lexical;
 pub mod protocol;
+pub mod query;
 pub mod rank;
 mod stopwords;
 pub mod timeparse;

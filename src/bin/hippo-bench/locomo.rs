@@ -14,12 +14,13 @@ use chrono::NaiveDateTime;
 use hippo::memory::MemoryType;
 use hippo::retrieval::embed::{cosine, BuiltinEmbedder};
 use hippo::retrieval::lexical::LexicalIndex;
+use hippo::retrieval::query::{Names, Speaker};
+use hippo::retrieval::rank::query_terms;
 use hippo::retrieval::rank::{
     rank_with, Candidate, CandidateKind, RankRequest, Weights, LEXICAL_CANDIDATES,
     VECTOR_CANDIDATES, WEIGHTS,
 };
 use hippo::retrieval::timeparse::parse_time_range;
-use hippo::retrieval::tokenize::tokenize_query;
 use hippo::time::Timestamp;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -31,17 +32,22 @@ struct Item {
     text: String,
     context: String,
     time: Timestamp,
+    speaker: Option<Speaker>,
 }
 
 struct Question {
     text: String,
     evidence: Vec<String>,
     category: String,
+    /// When the question is asked (LongMemEval's `question_date`), if the data says.
+    date: Option<Timestamp>,
 }
 
 struct Conversation {
     items: Vec<Item>,
     questions: Vec<Question>,
+    /// `speaker_a` is the user, `speaker_b` the character.
+    names: Names,
 }
 
 /// Recall sums per method, overall and per category.
@@ -108,11 +114,22 @@ pub fn run(args: &Args) -> Result<(), String> {
         if index < first || index > last {
             continue;
         }
-        let conv = load(sample).map_err(|e| format!("sample {index}: {e}"))?;
+        let mut conv = load(sample).map_err(|e| format!("sample {index}: {e}"))?;
+        if args.flag("no-speaker-label") {
+            for item in &mut conv.items {
+                if let Some((_, text)) = item.text.split_once(": ") {
+                    item.text = text.to_string();
+                }
+            }
+        }
+        if args.flag("no-names") {
+            conv.names = Names::default();
+        }
         evaluate(
             &conv,
             &weights,
             args.flag("vector-all"),
+            args.value("dump"),
             &mut hippo,
             &mut bm25,
         );
@@ -155,6 +172,8 @@ fn weights_from(spec: Option<&str>) -> Result<Weights, String> {
             "strength" => &mut w.strength,
             "recency" => &mut w.recency,
             "time" => &mut w.time,
+            "speaker" => &mut w.speaker,
+            "sentence" => &mut w.sentence,
             _ => return Err(format!("unknown weight {name:?}")),
         };
         *slot = value;
@@ -164,6 +183,15 @@ fn weights_from(spec: Option<&str>) -> Result<Weights, String> {
 
 fn session_time(text: &str) -> Option<Timestamp> {
     let dt = NaiveDateTime::parse_from_str(text.trim(), "%I:%M %p on %d %B, %Y").ok()?;
+    Some(Timestamp(dt.and_utc().timestamp_millis()))
+}
+
+/// LongMemEval's `question_date`: "2023/11/08 (Wed) 09:08".
+fn question_time(text: &str) -> Option<Timestamp> {
+    let mut parts = text.split_whitespace();
+    let date = parts.next()?;
+    let time = parts.last().unwrap_or("00:00");
+    let dt = NaiveDateTime::parse_from_str(&format!("{date} {time}"), "%Y/%m/%d %H:%M").ok()?;
     Some(Timestamp(dt.and_utc().timestamp_millis()))
 }
 
@@ -203,6 +231,26 @@ fn load(sample: &Value) -> Result<Conversation, String> {
         sessions.push((n, turns, date));
     }
     sessions.sort_by_key(|s| s.0);
+    let name = |key: &str| conv.get(key).and_then(Value::as_str).map(str::to_string);
+    let (user, character) = (name("speaker_a"), name("speaker_b"));
+    let speaker_of = |turn: &Value| {
+        let s = turn["speaker"].as_str().map(str::to_string);
+        if s.is_some() && s == user {
+            Some(Speaker::User)
+        } else if s.is_some() && s == character {
+            Some(Speaker::Character)
+        } else {
+            None
+        }
+    };
+    let names = Names {
+        user: user.iter().filter(|n| *n != "User").cloned().collect(),
+        character: character
+            .iter()
+            .filter(|n| *n != "Assistant")
+            .cloned()
+            .collect(),
+    };
     let mut items = Vec::new();
     for (_, turns, time) in sessions {
         let texts: Vec<String> = turns.iter().map(turn_text).collect();
@@ -217,6 +265,7 @@ fn load(sample: &Value) -> Result<Conversation, String> {
                 text: texts[i].clone(),
                 context: neighbours.join("\n"),
                 time,
+                speaker: speaker_of(turn),
             });
         }
     }
@@ -237,10 +286,15 @@ fn load(sample: &Value) -> Result<Conversation, String> {
                 text: qa["question"].as_str()?.to_string(),
                 evidence,
                 category: qa["category"].to_string(),
+                date: qa["question_date"].as_str().and_then(question_time),
             })
         })
         .collect();
-    Ok(Conversation { items, questions })
+    Ok(Conversation {
+        items,
+        questions,
+        names,
+    })
 }
 
 fn turn_text(turn: &Value) -> String {
@@ -258,6 +312,7 @@ fn evaluate(
     conv: &Conversation,
     weights: &Weights,
     vector_all: bool,
+    dump: Option<&str>,
     hippo: &mut Tally,
     bm25: &mut Tally,
 ) {
@@ -286,7 +341,8 @@ fn evaluate(
         .unwrap_or_default()
         .plus_days(1);
     for q in &conv.questions {
-        let terms = tokenize_query(&q.text);
+        let now = q.date.unwrap_or(now);
+        let terms = query_terms(&q.text, &conv.names);
         let query_vector = embedder.embed_text(&q.text);
         let mut nearest: Vec<(usize, f32)> = vectors
             .iter()
@@ -316,6 +372,7 @@ fn evaluate(
                 );
                 c.event_time = Some(item.time);
                 c.context = item.context.clone();
+                c.speaker = item.speaker;
                 c.vector_similarity = if vector_all {
                     Some(cosine(&query_vector, &vectors[i]))
                 } else {
@@ -327,17 +384,48 @@ fn evaluate(
         let req = RankRequest {
             query: q.text.clone(),
             types: Vec::new(),
-            time_range: parse_time_range(&q.text, now.date()),
+            time_range: hippo::retrieval::query::analyse(&q.text, &conv.names)
+                .time_words_apply
+                .then(|| parse_time_range(&q.text, now.date()))
+                .flatten(),
             max_results: 20,
             debug: false,
             now,
+            names: conv.names.clone(),
         };
         let ranked: Vec<String> = rank_with(weights, &req, candidates, &index.stats(&terms))
             .into_iter()
             .map(|r| r.candidate.id)
             .collect();
+        let bm25_ranked = baseline.search(&q.text, 20);
+        if let Some(path) = dump {
+            let text_of = |id: &str| {
+                by_id
+                    .get(id)
+                    .map(|&i| conv.items[i].text.chars().take(160).collect::<String>())
+            };
+            let line = json!({
+                "question": q.text,
+                "category": q.category,
+                "evidence": q.evidence.iter().map(|e| json!({
+                    "id": e,
+                    "rank": ranked.iter().position(|r| r == e),
+                    "bm25_rank": bm25_ranked.iter().position(|r| r == e),
+                    "text": text_of(e),
+                })).collect::<Vec<_>>(),
+                "top": ranked.iter().take(5).map(|id| json!({"id": id, "text": text_of(id)})).collect::<Vec<_>>(),
+            });
+            use std::io::Write as _;
+            if let Ok(mut f) = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+            {
+                let _ = writeln!(f, "{line}");
+            }
+        }
         hippo.add(&q.category, &ranked, &q.evidence);
-        bm25.add(&q.category, &baseline.search(&q.text, 20), &q.evidence);
+        bm25.add(&q.category, &bm25_ranked, &q.evidence);
     }
 }
 
