@@ -257,6 +257,8 @@ export interface DreamReport {
       importance: number;
       confidence: number;
       action: 'inserted' | 'reinforced' | 'superseded' | string;
+      sensitive?: true;
+      sensitive_category?: SensitiveCategory;
     }[];
     memories_written: boolean;
     dry_run?: true;
@@ -271,6 +273,17 @@ export interface DreamReport {
 
 // ---- Memories ----
 
+/** Why an item is sensitive (never returned by `retrieve`); see the Worker's docs/SECURITY.md. */
+export type SensitiveCategory =
+  | 'credentials'
+  | 'government_id'
+  | 'finance'
+  | 'health'
+  | 'sexuality'
+  | 'precise_location'
+  | 'contact'
+  | 'other';
+
 export interface MemoryInput {
   summary: string;
   type: MemoryType;
@@ -280,7 +293,10 @@ export interface MemoryInput {
   source?: string;
   event_time?: TimeInput;
   expires_at?: TimeInput;
+  /** Text the sensitivity detector flags is marked sensitive whatever this says. */
   sensitive?: boolean;
+  /** Implies `sensitive`. */
+  sensitive_category?: SensitiveCategory;
 }
 
 export interface AddMemoriesResponse {
@@ -289,6 +305,9 @@ export interface AddMemoriesResponse {
     id: string;
     action: 'inserted' | 'reinforced' | 'superseded';
     supersedes?: string;
+    /** The stored memory is sensitive (asked for, detected, or inherited from a duplicate). */
+    sensitive?: true;
+    sensitive_category?: SensitiveCategory;
   }[];
   /** Set when the memories are durable but have no vectors (embedding or index failure). */
   warning?: string;
@@ -310,6 +329,7 @@ export interface Memory {
   event_time?: Timestamp;
   expires_at?: Timestamp;
   sensitive: boolean;
+  sensitive_category?: SensitiveCategory;
   superseded_by?: string;
   collection: 'memory' | 'content' | 'emotion';
   emotion?: { label: string; intensity: number };
@@ -321,6 +341,26 @@ export interface MemoryView extends Memory {
   /** Computed at read time: importance decayed by time since last access. */
   strength: number;
   tier: 'core' | 'active' | 'background' | 'archive';
+}
+
+/** `updateMemory`: the fields to change (at least one); unknown fields are refused. */
+export interface MemoryPatch {
+  /** Re-embeds the memory and updates the lexical index. */
+  summary?: string;
+  type?: MemoryType;
+  keywords?: string[];
+  importance?: number;
+  /** `false` is refused while the summary holds what the sensitivity detector flags. */
+  sensitive?: boolean;
+  /** Implies `sensitive: true`. */
+  sensitive_category?: SensitiveCategory;
+}
+
+export interface UpdateMemoryResponse {
+  status: 'ok';
+  memory: MemoryView;
+  /** Set when the new text is stored but its vector is not (embedding or index failure). */
+  warning?: string;
 }
 
 export interface ListMemoriesQuery {
@@ -357,6 +397,9 @@ export interface SearchHit {
   updated_at: Timestamp;
   source: string;
   score: number;
+  /** Only with `include_sensitive`: a stored mark or what the detector flags. */
+  sensitive: boolean;
+  sensitive_category?: SensitiveCategory;
   signals?: Record<string, number>;
 }
 
@@ -433,6 +476,8 @@ export declare class Hippo {
 
   addMemories(npcid: string, request: { memories: MemoryInput[] }): Promise<AddMemoriesResponse>;
   listMemories(npcid: string, query?: ListMemoriesQuery): Promise<MemoryList>;
+  /** PATCH /api/memories/{npcid}/{id}: change summary, type, keywords, importance, sensitivity. */
+  updateMemory(npcid: string, id: string, patch: MemoryPatch): Promise<UpdateMemoryResponse>;
   deleteMemory(npcid: string, id: string): Promise<StatusOk>;
 
   /** The ranked search of POST /api/memories/{npcid}/search. */

@@ -14,10 +14,12 @@ pub mod error;
 pub mod ids;
 pub mod memory;
 pub mod npc;
+pub mod order;
 pub mod pkg;
 pub mod ports;
 pub mod relationship;
 pub mod retrieval;
+pub mod sensitive;
 pub mod store;
 pub mod time;
 

@@ -139,7 +139,10 @@ pub fn apply_ops(
 /// The entities keyed by id, ordered by entity number (`entity_1000` after `entity_999`).
 pub fn view(entities: &Relationships) -> IndexMap<String, Entity> {
     let mut items: Vec<(&String, &Entity)> = entities.iter().collect();
-    items.sort_by_key(|(id, _)| (entity_number(id).unwrap_or(u32::MAX), id.as_str()));
+    crate::order::sort_by(&mut items, |(a, _), (b, _)| {
+        let number = |id: &str| entity_number(id).unwrap_or(u32::MAX);
+        (number(a), a.as_str()).cmp(&(number(b), b.as_str()))
+    });
     items
         .into_iter()
         .map(|(id, e)| (id.clone(), e.clone()))

@@ -228,6 +228,15 @@ impl JsHippo {
         })
     }
 
+    /// `PATCH /api/memories/{npcid}/{id}` with `{summary?, type?, keywords?, importance?,
+    /// sensitive?, sensitive_category?}`.
+    #[wasm_bindgen(js_name = updateMemory)]
+    pub fn update_memory(&self, npcid: String, id: String, patch: JsValue) -> Promise {
+        call(&self.inner, |i| async move {
+            i.hippo.update_memory(&npcid, &id, from_js(patch)?).await
+        })
+    }
+
     /// `DELETE /api/memories/{npcid}/{id}`.
     #[wasm_bindgen(js_name = deleteMemory)]
     pub fn delete_memory(&self, npcid: String, id: String) -> Promise {

@@ -44,8 +44,17 @@ impl Hippo {
     /// it. Exact duplicates and near-identical texts reinforce the existing memory; a new
     /// value for the same subject slot supersedes the old one (kept as history); the
     /// ambiguous band asks the LLM when one is configured, else the deterministic rules.
-    /// Content and emotion records are inserted as they are.
-    pub async fn plan_memories(&self, npcid: &str, items: Vec<NewMemory>) -> Result<MemoryPlan> {
+    /// Content and emotion records are inserted as they are. Sensitivity is a floor: what the
+    /// detector flags is sensitive, and a sensitive duplicate or successor makes the kept
+    /// memory sensitive (never the other way).
+    pub async fn plan_memories(
+        &self,
+        npcid: &str,
+        mut items: Vec<NewMemory>,
+    ) -> Result<MemoryPlan> {
+        for item in &mut items {
+            item.apply_sensitivity_floor();
+        }
         let now = self.now();
         let texts: Vec<String> = items
             .iter()
@@ -123,11 +132,13 @@ impl Hippo {
                             existing.keywords.push(k);
                         }
                     }
-                    plan.results.push(AddMemoryResult {
-                        id: id.clone(),
-                        action: "reinforced".into(),
-                        supersedes: None,
-                    });
+                    if item.sensitive {
+                        existing.sensitive = true;
+                        existing.sensitive_category =
+                            existing.sensitive_category.or(item.sensitive_category);
+                    }
+                    plan.results
+                        .push(AddMemoryResult::new(&existing, "reinforced", None));
                     touched.insert(id, existing);
                 }
                 Decision::Insert => plan_insert(
@@ -270,11 +281,8 @@ fn plan_insert(
     now: Timestamp,
 ) {
     let memory = item.into_memory(now);
-    plan.results.push(AddMemoryResult {
-        id: memory.id.clone(),
-        action: "inserted".into(),
-        supersedes: None,
-    });
+    plan.results
+        .push(AddMemoryResult::new(&memory, "inserted", None));
     if let Some(v) = vector {
         known_vectors.insert(memory.id.clone(), v.clone());
         plan.vectors.push(vector_item(&memory, v));
@@ -291,15 +299,20 @@ fn plan_supersede(
     old: &Memory,
     now: Timestamp,
 ) {
-    let memory = item.into_memory(now);
+    let mut memory = item.into_memory(now);
     // The plan's own version of the old memory if it already touched it.
     let mut old = touched.get(&old.id).cloned().unwrap_or_else(|| old.clone());
     old.superseded_by = Some(memory.id.clone());
-    plan.results.push(AddMemoryResult {
-        id: memory.id.clone(),
-        action: "superseded".into(),
-        supersedes: Some(old.id.clone()),
-    });
+    // A new value of a sensitive fact is sensitive too: the subject was judged so.
+    if old.sensitive && !memory.sensitive {
+        memory.sensitive = true;
+        memory.sensitive_category = old.sensitive_category;
+    }
+    plan.results.push(AddMemoryResult::new(
+        &memory,
+        "superseded",
+        Some(old.id.clone()),
+    ));
     touched.insert(old.id.clone(), old);
     if let Some(v) = vector {
         plan.vectors.push(vector_item(&memory, v));

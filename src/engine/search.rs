@@ -1,9 +1,15 @@
 //! Retrieval (SPEC §2.4): gather candidates from every source, rank them with the core's one
 //! ranking function, reinforce what is returned. Serves the search route, memory_retrieval
 //! and the npm `search`/`retrieve`.
+//!
+//! Sensitivity (docs/SECURITY.md): what is marked sensitive (memories, PKG fields of a
+//! sensitive kind) is left out before ranking unless the search asks for it; every ranked
+//! text then goes through the detector, and what it flags is marked, and left out unless
+//! asked for. memory_retrieval never asks.
 
 use super::Hippo;
 use crate::api::*;
+use crate::dream::pipeline::{QUOTE_CONFIDENCE, QUOTE_SOURCE};
 use crate::error::{Error, Result};
 use crate::memory::strength::{self, Tier};
 use crate::memory::{Collection, Memory, MemoryType};
@@ -14,6 +20,7 @@ use crate::retrieval::protocol;
 use crate::retrieval::rank::query_terms;
 use crate::retrieval::rank::{self, Candidate, CandidateKind, RankRequest, Ranked};
 use crate::retrieval::timeparse::parse_time_range;
+use crate::sensitive;
 use crate::time::Timestamp;
 use indexmap::IndexMap;
 
@@ -23,6 +30,11 @@ pub const SEARCH_MAX_RESULTS: usize = 50;
 /// Memories touched in a time range that join the candidates of a time-bound query.
 const TIME_CANDIDATES: usize = 100;
 pub const MAX_QUERY_CHARS: usize = 2_000;
+/// Ranked beyond `max_results`, so what the detector drops after ranking can be replaced.
+const SENSITIVE_SLACK: usize = 10;
+/// The `confidence` of a diary day: the character's own summary of what was said, as
+/// unverified as what was said.
+pub const DIARY_CONFIDENCE: f64 = 0.6;
 
 /// One retrieval, validated.
 #[derive(Debug, Clone)]
@@ -37,14 +49,16 @@ struct Retrieval {
 }
 
 fn parse_types(names: Option<&Vec<String>>) -> Vec<MemoryType> {
-    let mut types: Vec<MemoryType> = names
+    let wanted: Vec<MemoryType> = names
         .into_iter()
         .flatten()
         .filter_map(|n| MemoryType::parse(n))
         .collect();
-    types.sort();
-    types.dedup();
-    types
+    // In type order, each once (no sort: its code would be one more copy in the wasm builds).
+    MemoryType::ALL
+        .into_iter()
+        .filter(|t| wanted.contains(t))
+        .collect()
 }
 
 fn check_query(query: &str) -> Result<String> {
@@ -192,6 +206,9 @@ impl Hippo {
             })
             .collect();
         for (mut c, i) in structured.into_iter().zip(1..) {
+            if c.sensitive && !r.include_sensitive {
+                continue;
+            }
             c.vector_similarity = match (&query_vector, embedded.as_ref().and_then(|v| v.get(i))) {
                 (Some(q), Some(v)) => Some(crate::retrieval::embed::cosine(q, v)),
                 _ => None,
@@ -204,12 +221,21 @@ impl Hippo {
             query: r.query.clone(),
             types: r.types.clone(),
             time_range,
-            max_results: r.max_results,
+            max_results: r.max_results + SENSITIVE_SLACK,
             debug: r.debug,
             now,
             names: Default::default(),
         };
-        let ranked = rank::rank(&request, candidates, &stats);
+        let mut ranked = rank::rank(&request, candidates, &stats);
+        for x in &mut ranked {
+            let c = &mut x.candidate;
+            if !c.sensitive {
+                c.sensitive_category = sensitive::category_of(&c.summary);
+                c.sensitive = c.sensitive_category.is_some();
+            }
+        }
+        ranked.retain(|x| r.include_sensitive || !x.candidate.sensitive);
+        ranked.truncate(r.max_results);
 
         // Retrieval reinforces what it returns (SPEC §2.2). A failed reinforcement must not
         // fail the read that triggered it.
@@ -261,14 +287,18 @@ impl Hippo {
             if let Some(text) = pkg_text(&key, &value) {
                 let multi = MULTI_VALUE_LIMITS.iter().any(|(k, _)| *k == key);
                 let keywords = if multi { vec![key.clone()] } else { Vec::new() };
-                out.push(structured(
+                let mut c = structured(
                     format!("pkg:{key}"),
                     CandidateKind::Pkg,
                     pkg_field_type(&key),
                     text,
                     keywords,
                     "pkg",
-                ));
+                );
+                // An "Address" or "ID Number" field is sensitive whatever its value says.
+                c.sensitive_category = sensitive::key_category(&key);
+                c.sensitive = c.sensitive_category.is_some();
+                out.push(c);
             }
         }
         for (id, e) in store.entities(npcid).await? {
@@ -304,6 +334,7 @@ impl Hippo {
                 Vec::new(),
                 "diary",
             );
+            c.confidence = DIARY_CONFIDENCE;
             c.event_time = when;
             c.updated_at = when.unwrap_or(c.updated_at);
             out.push(c);
@@ -329,6 +360,13 @@ fn memory_candidate(m: Memory, sim: Option<f32>, now: Timestamp, hippo: &Hippo) 
     c.keywords = m.keywords;
     c.confidence = m.confidence;
     c.source = m.source;
+    if kind == CandidateKind::Conversation {
+        // A quote, whatever an older dream stored: said, not verified.
+        c.source = QUOTE_SOURCE.to_string();
+        c.confidence = c.confidence.min(QUOTE_CONFIDENCE);
+    }
+    c.sensitive = m.sensitive;
+    c.sensitive_category = m.sensitive_category;
     c.event_time = m.event_time;
     c.vector_similarity = sim;
     c.context = m.context;

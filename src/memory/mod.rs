@@ -1,5 +1,6 @@
 //! Long-term memories: the record (SPEC §1), strength and decay (§2.2), conflict resolution (§2.3).
 
+use crate::sensitive::Category;
 use crate::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
@@ -105,8 +106,12 @@ pub struct Memory {
     pub event_time: Option<Timestamp>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<Timestamp>,
+    /// Never returned by memory_retrieval (docs/SECURITY.md, "Sensitivity model").
     #[serde(default)]
     pub sensitive: bool,
+    /// Why it is sensitive; absent when it is not, or when it was marked without a reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sensitive_category: Option<Category>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub superseded_by: Option<String>,
     #[serde(default)]
@@ -143,6 +148,30 @@ pub struct MemoryInput {
     pub expires_at: Option<Timestamp>,
     #[serde(default)]
     pub sensitive: bool,
+    /// One of the sensitivity categories; implies `sensitive`.
+    #[serde(default)]
+    pub sensitive_category: Option<String>,
+}
+
+/// `PATCH /api/memories/{npcid}/{id}`: the fields to change (absent ones stay), validated as
+/// `POST /api/memories` validates them. Unknown fields are refused.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemoryPatch {
+    #[serde(default)]
+    pub summary: Option<String>,
+    #[serde(default, rename = "type")]
+    pub memory_type: Option<String>,
+    #[serde(default)]
+    pub keywords: Option<Vec<String>>,
+    #[serde(default)]
+    pub importance: Option<f64>,
+    #[serde(default)]
+    pub sensitive: Option<bool>,
+    /// One of the sensitivity categories; implies `sensitive: true`.
+    #[serde(default)]
+    pub sensitive_category: Option<String>,
+    // Pins (issue 16) join here as `pinned: Option<bool>`, applied in `MemoryChange`.
 }
 
 impl Memory {
@@ -170,6 +199,7 @@ impl Memory {
             event_time: None,
             expires_at: None,
             sensitive: false,
+            sensitive_category: None,
             superseded_by: None,
             collection: Collection::Memory,
             emotion: None,

@@ -202,6 +202,8 @@ pub fn render_search(ranked: &[Ranked]) -> SearchResponse {
             updated_at: c.updated_at.to_rfc3339(),
             source: c.source.clone(),
             score: r.score,
+            sensitive: c.sensitive,
+            sensitive_category: c.sensitive_category,
             signals: r.signals.clone(),
         }
     });

@@ -4,10 +4,11 @@
 //! **Candidates** are built by the caller: the lexical index's top [`LEXICAL_CANDIDATES`] for the
 //! query terms ∪ the vector index's top [`VECTOR_CANDIDATES`] for the query embedding (with their
 //! similarity in `vector_similarity`), plus PKG fields, relationship entities and diary dailies
-//! rendered as candidates (few, so all of them). **Exclusions are the caller's job, before
-//! candidates are built**: superseded memories (`superseded_by` set), expired ones
-//! (`expires_at <= now`), archive-tier ones (strength < 0.2, unless explicitly asked for) and,
-//! for memory_retrieval, sensitive ones. [`rank`] never sees them.
+//! rendered as candidates (few, so all of them). **Exclusions are the caller's job**:
+//! superseded memories (`superseded_by` set), expired ones (`expires_at <= now`), archive-tier
+//! ones (strength < 0.2, unless explicitly asked for) and, for memory_retrieval, sensitive
+//! ones — those marked so before ranking, and what the sensitivity detector flags in the
+//! ranked texts after it (see `engine::search`).
 //!
 //! **Score** = a weighted sum of signals, each in about 0..1 (weights: [`WEIGHTS`]):
 //! - `lexical`: BM25F of the query terms over summary + keywords (×[`KEYWORD_BOOST`]) + context,
@@ -35,6 +36,7 @@ use super::timeparse::DateRange;
 use super::tokenize::tokenize_memo;
 use crate::memory::MemoryType;
 use crate::ports::CorpusStats;
+use crate::sensitive::Category;
 use crate::time::Timestamp;
 use indexmap::IndexMap;
 use std::collections::HashMap;
@@ -121,6 +123,9 @@ pub struct Candidate {
     pub context: String,
     /// Who said it, for conversation turns.
     pub speaker: Option<Speaker>,
+    /// Marked sensitive (never returned by memory_retrieval), and why when known.
+    pub sensitive: bool,
+    pub sensitive_category: Option<Category>,
 }
 
 impl Candidate {
@@ -146,6 +151,8 @@ impl Candidate {
             vector_similarity: None,
             context: String::new(),
             speaker: None,
+            sensitive: false,
+            sensitive_category: None,
         }
     }
 }
@@ -338,7 +345,7 @@ pub fn rank_with(
             })
         })
         .collect();
-    ranked.sort_by(|a, b| {
+    crate::order::sort_by(&mut ranked, |a, b| {
         b.score
             .total_cmp(&a.score)
             .then_with(|| a.candidate.id.cmp(&b.candidate.id))

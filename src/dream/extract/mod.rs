@@ -59,6 +59,8 @@ pub struct ExtractedMemory {
     /// Never handed to a live character (passwords).
     #[serde(default)]
     pub sensitive: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sensitive_category: Option<crate::sensitive::Category>,
 }
 
 /// An emotionally salient snippet for the `emotion` collection.
@@ -231,6 +233,7 @@ fn emotional_memory(turn: &Turn, day: NaiveDate) -> Option<ExtractedMemory> {
             Timestamp::from_date(day)
         }),
         sensitive: false,
+        sensitive_category: None,
     })
 }
 
@@ -404,13 +407,15 @@ impl Sink<'_> {
             confidence: self.confidence,
             event_time,
             sensitive: false,
+            sensitive_category: None,
         });
     }
 
-    /// Marks the memory just added as sensitive.
+    /// Marks the memory just added as sensitive: a password the user gave (credentials).
     pub fn last_sensitive(&mut self) {
         if let Some(m) = self.found.memories.last_mut() {
             m.sensitive = true;
+            m.sensitive_category = Some(crate::sensitive::Category::Credentials);
         }
     }
 }

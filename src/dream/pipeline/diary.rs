@@ -1,4 +1,8 @@
 //! The diary stage: today's entry from the day's material, and the window roll into `prior`.
+//!
+//! The material is the day's turns without their sensitive sentences (and echoes of the
+//! secrets in them), for the LLM and the built-in summarizer alike; what an LLM writes is
+//! checked again, and any sentence the detector flags is left out of the entry.
 
 use super::{commit, port, Scan};
 use crate::api::DiaryReport;
@@ -7,6 +11,7 @@ use crate::diary::{put_daily, Diary, DiaryEntry};
 use crate::dream::{llm, summarize};
 use crate::engine::Hippo;
 use crate::ports::{Write, WriteBatch};
+use crate::sensitive::material::{keep_safe_sentences, without_sensitive_sentences};
 
 /// Longest daily entry, in characters.
 pub const DAILY_MAX_CHARS: usize = 800;
@@ -23,9 +28,9 @@ pub(super) async fn run(
     dry_run: bool,
 ) -> Result<DiaryReport, String> {
     let store = &hippo.ports().store;
-    let material = day_material(hippo, npcid, scan).await?;
+    let material = safe_material(day_material(hippo, npcid, scan).await?);
     let date = scan.today.format("%Y-%m-%d").to_string();
-    let text = match &hippo.ports().llm {
+    let written = match &hippo.ports().llm {
         Some(model) => {
             let prompt = llm::prompts::diary(scan.today, &material, DAILY_MAX_CHARS);
             let answer = model
@@ -37,6 +42,10 @@ pub(super) async fn run(
         }
         None => summarize::summarize_day(&material, DAILY_MAX_CHARS),
     };
+    let mut text = without_sensitive_sentences(&written);
+    if text.is_empty() {
+        text = summarize::summarize_day(&material, DAILY_MAX_CHARS);
+    }
     let (prior, dailies) = store.diary(npcid).await.map_err(port("store"))?;
     let window = scan.npc.settings.diary_window as usize;
     let roll = put_daily(
@@ -63,8 +72,9 @@ pub(super) async fn run(
                     .complete(&prompt.system, &prompt.messages)
                     .await
                     .map_err(port("LLM failed"))?;
-                llm::parse::parse_prior(&answer, PRIOR_MAX_CHARS)
-                    .map_err(|e| format!("LLM output rejected: {e}"))?
+                let merged = llm::parse::parse_prior(&answer, PRIOR_MAX_CHARS)
+                    .map_err(|e| format!("LLM output rejected: {e}"))?;
+                without_sensitive_sentences(&merged)
             }
             None => summarize::merge_prior(&roll.diary.prior, &roll.overflow, PRIOR_MAX_CHARS),
         };
@@ -93,6 +103,22 @@ pub(super) async fn run(
         overflow_count: roll.overflow.len(),
         dry_run,
     })
+}
+
+/// The material without its sensitive sentences; entries with nothing safe left are dropped.
+fn safe_material(material: Vec<Turn>) -> Vec<Turn> {
+    let safe = keep_safe_sentences(
+        &material
+            .iter()
+            .map(|t| t.content.as_str())
+            .collect::<Vec<_>>(),
+    );
+    material
+        .into_iter()
+        .zip(safe)
+        .filter(|(_, text)| !text.is_empty())
+        .map(|(turn, content)| Turn { content, ..turn })
+        .collect()
 }
 
 /// Today's material: the new entries, after the earlier entries of today that a previous

@@ -113,6 +113,8 @@ pub(super) async fn run(
                     importance: m.importance,
                     confidence: m.confidence,
                     action: r.action.clone(),
+                    sensitive: r.sensitive,
+                    sensitive_category: r.sensitive_category,
                 })
                 .collect(),
             memories_written: memories_changed && !dry_run,
@@ -156,6 +158,7 @@ fn new_memory(m: &crate::dream::ExtractedMemory) -> NewMemory {
     item.confidence = m.confidence;
     item.event_time = m.event_time;
     item.sensitive = m.sensitive;
+    item.sensitive_category = m.sensitive_category;
     item
 }
 

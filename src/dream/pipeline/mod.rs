@@ -20,6 +20,8 @@ mod diary;
 mod extraction;
 mod records;
 
+pub use records::{QUOTE_CONFIDENCE, QUOTE_SOURCE};
+
 use crate::api::DreamReport;
 use crate::conversation::Turn;
 use crate::engine::Hippo;

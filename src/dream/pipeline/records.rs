@@ -1,20 +1,28 @@
 //! The records a dream keeps of the consumed log: one `content` chunk per entry (hybrid
 //! search over the conversation) and one `emotion` snippet per strongly felt user turn.
 //! Their ids derive from the NPC and the entry's `seq`, so a retried dream replaces them.
+//!
+//! Both are quotes, kept without the sentences the sensitivity detector flags (and their
+//! echoes, see [`crate::sensitive::material`]): a turn that was only a secret leaves no
+//! record. A quote is what someone said, not a verified fact: its `source` is
+//! [`QUOTE_SOURCE`] and its `confidence` [`QUOTE_CONFIDENCE`].
 
 use crate::conversation::{EntryKind, Role, Turn};
 use crate::dream::emotion;
-use crate::dream::extract::{MAX_SNIPPET_CHARS, SOURCE};
+use crate::dream::extract::MAX_SNIPPET_CHARS;
 use crate::dream::text::cut_chars;
 use crate::ids::sha256_hex;
 use crate::memory::{Collection, EmotionTag, Memory, MemoryType};
 use crate::npc::NpcSettings;
+use crate::sensitive::material::keep_safe_sentences;
 use crate::time::Timestamp;
 
 /// Longest content chunk, in characters.
 pub const MAX_CHUNK_CHARS: usize = 2_000;
-/// The `source` of content chunks.
-pub const CONTENT_SOURCE: &str = "conversation";
+/// The `source` of content chunks and emotion snippets: a verbatim quote of the conversation.
+pub const QUOTE_SOURCE: &str = "conversation_quote";
+/// The `confidence` of a quote: Hippo knows the words were said, not that they are true.
+pub const QUOTE_CONFIDENCE: f64 = 0.5;
 
 fn record_id(prefix: &str, npcid: &str, seq: u64) -> String {
     format!(
@@ -33,7 +41,7 @@ fn record(
     now: Timestamp,
 ) -> Memory {
     Memory {
-        confidence: 1.0,
+        confidence: QUOTE_CONFIDENCE,
         importance: 0.3,
         source: source.to_string(),
         event_time: Some(ts),
@@ -51,27 +59,23 @@ fn speaker(t: &Turn) -> &'static str {
     }
 }
 
-/// "Speaker: text" of a log entry, bounded.
-fn chunk_text(t: &Turn) -> String {
-    format!(
-        "{}: {}",
-        speaker(t),
-        cut_chars(t.content.trim(), MAX_CHUNK_CHARS)
-    )
+/// "Speaker: text" of a log entry, bounded; `None` when nothing of it is safe to keep.
+fn chunk_text(t: &Turn, safe: &str) -> Option<String> {
+    (!safe.is_empty()).then(|| format!("{}: {}", speaker(t), cut_chars(safe, MAX_CHUNK_CHARS)))
 }
 
 /// The turns before and after `i` in the same session: a chunk's `context`, which the
 /// lexical index matches at a lower weight (a reply like "sounds great" is found by what it
 /// answered).
-fn neighbours(turns: &[Turn], i: usize) -> String {
+fn neighbours(turns: &[Turn], safe: &[String], i: usize) -> String {
     let same_session =
         |j: usize| turns[j].kind == EntryKind::Turn && turns[j].session_id == turns[i].session_id;
     let mut parts = Vec::new();
     if i > 0 && same_session(i - 1) {
-        parts.push(chunk_text(&turns[i - 1]));
+        parts.extend(chunk_text(&turns[i - 1], &safe[i - 1]));
     }
     if i + 1 < turns.len() && same_session(i + 1) {
-        parts.push(chunk_text(&turns[i + 1]));
+        parts.extend(chunk_text(&turns[i + 1], &safe[i + 1]));
     }
     parts.join("\n")
 }
@@ -84,22 +88,24 @@ pub(super) fn for_turns(
     now: Timestamp,
 ) -> Vec<Memory> {
     let mut out = Vec::new();
+    let contents: Vec<&str> = turns.iter().map(|t| t.content.trim()).collect();
+    let safe = keep_safe_sentences(&contents);
     for (i, t) in turns.iter().enumerate() {
-        let text = t.content.trim();
-        if text.is_empty() {
+        let Some(summary) = chunk_text(t, &safe[i]) else {
             continue;
-        }
+        };
+        let text = safe[i].as_str();
         let mut chunk = record(
             record_id("cnt", npcid, t.seq),
-            chunk_text(t),
+            summary,
             Collection::Content,
-            CONTENT_SOURCE,
+            QUOTE_SOURCE,
             t.ts,
             settings.content_ttl_days,
             now,
         );
         if t.kind == EntryKind::Turn {
-            chunk.context = neighbours(turns, i);
+            chunk.context = neighbours(turns, &safe, i);
         }
         out.push(chunk);
         if t.role != Some(Role::User) {
@@ -110,7 +116,7 @@ pub(super) fn for_turns(
                 record_id("emo", npcid, t.seq),
                 cut_chars(text, MAX_SNIPPET_CHARS).to_string(),
                 Collection::Emotion,
-                SOURCE,
+                QUOTE_SOURCE,
                 t.ts,
                 settings.emotion_ttl_days,
                 now,

@@ -73,6 +73,7 @@ pub fn document(now: Timestamp) -> NpcExport {
                 event_time: m.event_days_ago.map(|d| now.plus_days(-d)),
                 expires_at: None,
                 sensitive: false,
+                sensitive_category: None,
                 superseded_by: None,
                 collection: Collection::Memory,
                 emotion: None,

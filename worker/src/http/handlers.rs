@@ -135,6 +135,12 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
             let npcid = params.npcid()?;
             ok_json(&hippo.list_memories(&npcid, list_query(&req)?).await?)
         }
+        Op::UpdateMemory => {
+            let npcid = params.npcid()?;
+            let id = params.get("id")?;
+            let patch: MemoryPatch = body::json(&mut req, API_LIMIT).await?;
+            ok_json(&hippo.update_memory(&npcid, &id, patch).await?)
+        }
         Op::DeleteMemory => {
             let npcid = params.npcid()?;
             hippo.delete_memory(&npcid, &params.get("id")?).await?;

@@ -34,6 +34,7 @@ fn router() -> Router<'static, ()> {
             Method::Post => router.post_async(&path, handler),
             Method::Put => router.put_async(&path, handler),
             Method::Delete => router.delete_async(&path, handler),
+            Method::Patch => router.patch_async(&path, handler),
             ref other => unreachable!("no route uses {other}"),
         };
     }
