@@ -767,7 +767,7 @@ fn structured_and_legacy_items_are_judged_at_read_time() {
     assert_eq!(category("rel:"), Some((true, Some("health"))));
     assert_eq!(category("cnt_old"), Some((true, Some("credentials"))));
     assert_eq!(
-        category("diary:2026-04-07"),
+        category("diary_2026-04-07"),
         Some((true, Some("credentials")))
     );
     let plain = search(
@@ -825,7 +825,7 @@ fn quotes_and_diary_days_say_they_are_unverified() {
         (quote.source.as_str(), quote.confidence),
         ("conversation_quote", 0.5)
     );
-    let day = by("diary:2026-04-08");
+    let day = by("diary_2026-04-08");
     assert_eq!((day.source.as_str(), day.confidence), ("diary", 0.6));
     let fact = got
         .iter()

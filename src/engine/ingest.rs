@@ -132,6 +132,12 @@ impl Hippo {
                             existing.keywords.push(k);
                         }
                     }
+                    // Said again: the new turns are sources too (re-dreaming the same turns
+                    // adds nothing).
+                    crate::memory::merge_source_turns(
+                        &mut existing.source_turns,
+                        &item.source_turns,
+                    );
                     if item.sensitive {
                         existing.sensitive = true;
                         existing.sensitive_category =

@@ -15,6 +15,8 @@ pub mod lexical;
 pub mod protocol;
 pub mod query;
 pub mod rank;
+pub mod select;
 mod stopwords;
 pub mod timeparse;
 pub mod tokenize;
+pub mod voice;

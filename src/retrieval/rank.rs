@@ -123,6 +123,8 @@ pub struct Candidate {
     pub context: String,
     /// Who said it, for conversation turns.
     pub speaker: Option<Speaker>,
+    /// The conversation turns it came from ([`crate::memory::Memory::source_turns`]).
+    pub source_turns: Vec<String>,
     /// Marked sensitive (never returned by memory_retrieval), and why when known.
     pub sensitive: bool,
     pub sensitive_category: Option<Category>,
@@ -151,6 +153,7 @@ impl Candidate {
             vector_similarity: None,
             context: String::new(),
             speaker: None,
+            source_turns: Vec::new(),
             sensitive: false,
             sensitive_category: None,
         }
@@ -175,6 +178,9 @@ pub struct RankRequest {
 pub struct Ranked {
     pub candidate: Candidate,
     pub score: f64,
+    /// The part of `score` that says how well the item matches the query (every signal but
+    /// strength and recency): what the relevance floor compares (see [`super::select`]).
+    pub relevance: f64,
     /// Each signal's contribution to `score` (debug only); they sum to `score`.
     pub signals: Option<IndexMap<String, f64>>,
 }
@@ -334,6 +340,12 @@ pub fn rank_with(
             let signals = score(weights, &query, req, &c, a)?;
             Some(Ranked {
                 score: signals.iter().sum(),
+                relevance: signals
+                    .iter()
+                    .zip(SIGNALS)
+                    .filter(|(_, name)| !ORDER_ONLY_SIGNALS.contains(name))
+                    .map(|(v, _)| v)
+                    .sum(),
                 signals: req.debug.then(|| {
                     SIGNALS
                         .iter()
@@ -366,6 +378,9 @@ pub const SIGNALS: [&str; 9] = [
     "speaker",
     "sentence",
 ];
+
+/// Signals that order similar matches but say nothing about the match itself.
+const ORDER_ONLY_SIGNALS: [&str; 2] = ["strength", "recency"];
 
 /// The weighted signals of one candidate, or `None` if it is not relevant at all.
 fn score(

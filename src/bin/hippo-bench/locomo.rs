@@ -27,32 +27,38 @@ use std::collections::{BTreeMap, HashMap};
 
 const KS: [usize; 4] = [1, 5, 10, 20];
 
-struct Item {
-    id: String,
-    text: String,
-    context: String,
-    time: Timestamp,
-    speaker: Option<Speaker>,
+pub(crate) struct Item {
+    pub id: String,
+    /// "Speaker: text" (the ranking-only mode indexes this).
+    pub text: String,
+    /// What was said, without the speaker label (what an app appends).
+    pub content: String,
+    pub context: String,
+    /// The session's start.
+    pub time: Timestamp,
+    pub speaker: Option<Speaker>,
+    /// Session number, as in the data.
+    pub session: u32,
 }
 
-struct Question {
-    text: String,
-    evidence: Vec<String>,
-    category: String,
+pub(crate) struct Question {
+    pub text: String,
+    pub evidence: Vec<String>,
+    pub category: String,
     /// When the question is asked (LongMemEval's `question_date`), if the data says.
-    date: Option<Timestamp>,
+    pub date: Option<Timestamp>,
 }
 
-struct Conversation {
-    items: Vec<Item>,
-    questions: Vec<Question>,
+pub(crate) struct Conversation {
+    pub items: Vec<Item>,
+    pub questions: Vec<Question>,
     /// `speaker_a` is the user, `speaker_b` the character.
-    names: Names,
+    pub names: Names,
 }
 
 /// Recall sums per method, overall and per category.
 #[derive(Default)]
-struct Tally {
+pub(crate) struct Tally {
     /// Cosines of the built-in embedder between turns far apart (threshold calibration).
     pair_cosines: Vec<f32>,
     sums: [f64; 4],
@@ -61,12 +67,18 @@ struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, category: &str, ranked: &[String], evidence: &[String]) {
+    pub fn add(&mut self, category: &str, ranked: &[String], evidence: &[String]) {
         let entry = self.by_category.entry(category.to_string()).or_default();
         for (slot, k) in KS.iter().enumerate() {
             let found = evidence
                 .iter()
-                .filter(|e| ranked.iter().take(*k).any(|r| r == *e))
+                // An entry may stand for several turns ("D1:3|D1:4", a memory drawn from both).
+                .filter(|e| {
+                    ranked
+                        .iter()
+                        .take(*k)
+                        .any(|r| r.split('|').any(|part| part == e.as_str()))
+                })
                 .count();
             let recall = found as f64 / evidence.len() as f64;
             self.sums[slot] += recall;
@@ -76,7 +88,7 @@ impl Tally {
         entry.1 += 1;
     }
 
-    fn to_json(&self) -> Value {
+    pub fn to_json(&self) -> Value {
         let row = |sums: &[f64; 4], n: usize| {
             let mut m = serde_json::Map::new();
             for (slot, k) in KS.iter().enumerate() {
@@ -108,6 +120,13 @@ pub fn run(args: &Args) -> Result<(), String> {
         .range("convs")?
         .unwrap_or((0, samples.len().saturating_sub(1)));
     let weights = weights_from(args.value("weights"))?;
+    let end_to_end = match args.value("mode").unwrap_or("e2e") {
+        "e2e" => true,
+        "ranking" => false,
+        other => return Err(format!("--mode is e2e or ranking, not {other:?}")),
+    };
+    let dreams = crate::e2e::DreamSchedule::parse(args.value("dreams").unwrap_or("nightly"))?;
+    let mut product = crate::e2e::Product::default();
     let mut hippo = Tally::default();
     let mut bm25 = Tally::default();
     for (index, sample) in samples.iter().enumerate() {
@@ -125,6 +144,9 @@ pub fn run(args: &Args) -> Result<(), String> {
         if args.flag("no-names") {
             conv.names = Names::default();
         }
+        if end_to_end {
+            product.evaluate(&conv, index, dreams)?;
+        }
         evaluate(
             &conv,
             &weights,
@@ -134,10 +156,20 @@ pub fn run(args: &Args) -> Result<(), String> {
             &mut bm25,
         );
     }
-    let summary = json!({
-        "questions": hippo.count,
-        "results": {"hippo": hippo.to_json(), "bm25": bm25.to_json()},
-    });
+    let summary = if end_to_end {
+        let mut s = product.summary();
+        s["results"]["ranking"] = hippo.to_json();
+        s["results"]["bm25"] = bm25.to_json();
+        s["questions"] = json!(hippo.count);
+        product.print();
+        s
+    } else {
+        json!({
+            "questions": hippo.count,
+            "mode": "ranking",
+            "results": {"hippo": hippo.to_json(), "bm25": bm25.to_json()},
+        })
+    };
     print_table(&summary);
     let mut cosines = std::mem::take(&mut hippo.pair_cosines);
     cosines.sort_by(f32::total_cmp);
@@ -208,7 +240,7 @@ fn well_formed(id: &str) -> bool {
         && t.chars().all(|c| c.is_ascii_digit())
 }
 
-fn load(sample: &Value) -> Result<Conversation, String> {
+pub(crate) fn load(sample: &Value) -> Result<Conversation, String> {
     let conv = sample["conversation"]
         .as_object()
         .ok_or("no conversation")?;
@@ -252,7 +284,7 @@ fn load(sample: &Value) -> Result<Conversation, String> {
             .collect(),
     };
     let mut items = Vec::new();
-    for (_, turns, time) in sessions {
+    for (session, turns, time) in sessions {
         let texts: Vec<String> = turns.iter().map(turn_text).collect();
         for (i, turn) in turns.iter().enumerate() {
             let neighbours: Vec<&str> = [i.checked_sub(1), Some(i + 1)]
@@ -260,12 +292,18 @@ fn load(sample: &Value) -> Result<Conversation, String> {
                 .flatten()
                 .filter_map(|j| texts.get(j).map(String::as_str))
                 .collect();
+            let content = texts[i]
+                .split_once(": ")
+                .map_or(texts[i].as_str(), |(_, text)| text)
+                .to_string();
             items.push(Item {
                 id: turn["dia_id"].as_str().unwrap_or_default().to_string(),
                 text: texts[i].clone(),
+                content,
                 context: neighbours.join("\n"),
                 time,
                 speaker: speaker_of(turn),
+                session,
             });
         }
     }
@@ -447,8 +485,11 @@ fn print_table(summary: &Value) {
         "{:<8} {:>6} {:>6} {:>6} {:>6}",
         "method", "R@1", "R@5", "R@10", "R@20"
     );
-    for method in ["hippo", "bm25"] {
+    for method in ["hippo", "hippo_strict", "ranking", "bm25"] {
         let r = &summary["results"][method];
+        if r.is_null() {
+            continue;
+        }
         println!(
             "{:<8} {:>6} {:>6} {:>6} {:>6}",
             method, r["r@1"], r["r@5"], r["r@10"], r["r@20"]

@@ -12,6 +12,7 @@ mod args;
 mod baseline;
 mod corpus;
 mod dream;
+mod e2e;
 mod latency;
 mod locomo;
 
