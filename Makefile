@@ -30,11 +30,12 @@ fmt:
 fuzz:
 	@bash scripts/fuzz.sh
 
-# Retrieval quality (LoCoMo, Hippo vs BM25) and latency at 1k/10k/100k; figures in docs/BENCHMARKS.md.
+# Retrieval quality (LoCoMo, LongMemEval_S and MADial dev halves: end to end, ranking-only and
+# BM25 side by side) and latency at 1k/10k/100k; figures in docs/BENCHMARKS.md.
 LOCOMO ?= ../shared/data/locomo/locomo-dev.json
 bench:
 	cargo build --release --bin hippo-bench
-	./target/release/hippo-bench locomo --data $(LOCOMO)
+	LOCOMO=$(LOCOMO) bash scripts/bench-retrieval.sh
 	./target/release/hippo-bench latency
 
 # --- worker ---

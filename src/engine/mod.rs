@@ -13,7 +13,7 @@ mod search;
 mod tokens;
 mod transfer;
 
-pub use conversation::{LOG_PAGE_DEFAULT, LOG_PAGE_MAX};
+pub use conversation::{LOG_PAGE_DEFAULT, LOG_PAGE_MAX, MAX_TURN_CHARS};
 pub use ingest::{embedding_text, MemoryPlan};
 pub use memories::{NewMemory, MEMORY_PAGE_DEFAULT, MEMORY_PAGE_MAX};
 pub use npcs::{NPC_PAGE_DEFAULT, NPC_PAGE_MAX};

@@ -13,6 +13,7 @@
 use crate::dream::{block_on, in_memory};
 use crate::locomo::{Conversation, Tally};
 use hippo::api::{ConversationAppend, NpcUpsert, RetrievalRequest, TurnInput};
+use hippo::engine::MAX_TURN_CHARS;
 use hippo::memory::Collection;
 use hippo::ports::Store;
 use hippo::retrieval::query::Speaker;
@@ -66,6 +67,7 @@ impl Product {
         conv: &Conversation,
         index: usize,
         schedule: DreamSchedule,
+        dump: Option<&str>,
     ) -> Result<(), String> {
         let npcid = format!("conv{index}");
         let (hippo, store, clock) = in_memory();
@@ -100,7 +102,9 @@ impl Product {
                         Some(Speaker::Character) => "assistant".into(),
                         _ => "user".into(),
                     },
-                    content: conv.items[i].content.clone(),
+                    // An app must cut a turn at the product's limit (LongMemEval has longer
+                    // assistant answers); the ranking-only mode indexes the whole text.
+                    content: conv.items[i].content.chars().take(MAX_TURN_CHARS).collect(),
                     ts: Some(Timestamp(start.ms() + k as i64 * 60_000)),
                     index: None,
                     emotion: None,
@@ -207,6 +211,24 @@ impl Product {
                         strict.push(id.clone());
                         derived.push(id.clone());
                     }
+                }
+            }
+            if let Some(path) = dump {
+                let line = json!({
+                    "mode": "e2e",
+                    "question": q.text,
+                    "evidence": q.evidence,
+                    "answer": answer.memories.iter().zip(&derived).map(|(m, d)| json!({
+                        "summary": m.summary, "source": m.source, "stands_for": d,
+                    })).collect::<Vec<_>>(),
+                });
+                use std::io::Write as _;
+                if let Ok(mut f) = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                {
+                    let _ = writeln!(f, "{line}");
                 }
             }
             self.strict.add(&q.category, &strict, &q.evidence);

@@ -145,7 +145,7 @@ pub fn run(args: &Args) -> Result<(), String> {
             conv.names = Names::default();
         }
         if end_to_end {
-            product.evaluate(&conv, index, dreams)?;
+            product.evaluate(&conv, index, dreams, args.value("dump"))?;
         }
         evaluate(
             &conv,
