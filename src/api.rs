@@ -1,5 +1,10 @@
 //! Wire shapes: the JSON bodies of the HTTP routes (SPEC §3) and the npm API (SPEC §4).
 //! Defined once here; the Worker and the npm package serialize exactly these.
+#![deny(
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    clippy::arithmetic_side_effects
+)]
 
 use crate::conversation::Turn;
 use crate::diary::DiaryEntry;
@@ -12,6 +17,9 @@ use crate::sensitive::Category;
 use crate::time::Timestamp;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
+
+mod operation;
+pub use operation::{param, parse_body, OpKind, Operation, RawRequest, Reply};
 
 /// `{"status": "ok"}` plus nothing else.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -395,6 +403,14 @@ pub struct RetrievedMemory {
     pub confidence: f64,
     pub updated_at: String,
     pub source: String,
+}
+
+/// `POST /api/npc/{npcid}/vectors/rebuild`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RebuildResponse {
+    pub status: String,
+    /// How many vectors were written.
+    pub vectors: usize,
 }
 
 // ---- Tokens (SPEC §3.3) ----

@@ -16,6 +16,7 @@ use crate::memory::{Collection, Memory, MemoryType};
 use crate::npc::Npc;
 use crate::pkg::{PkgValue, MULTI_VALUE_LIMITS};
 use crate::ports::{LexicalQuery, MemoryFilter, VectorFilter, Write, WriteBatch};
+use crate::retrieval::embed_cache::{text_key, TextKey};
 use crate::retrieval::protocol;
 use crate::retrieval::query::{Names, Speaker};
 use crate::retrieval::rank::query_terms;
@@ -25,6 +26,7 @@ use crate::retrieval::timeparse::parse_time_range;
 use crate::sensitive;
 use crate::time::Timestamp;
 use indexmap::IndexMap;
+use std::rc::Rc;
 
 /// `max_results` of the search route: default and upper bound.
 pub const SEARCH_DEFAULT_RESULTS: usize = 10;
@@ -48,6 +50,8 @@ struct Retrieval {
     /// Leave out what matches much worse than the best item ([`select`]).
     floor: bool,
     debug: bool,
+    /// Reinforce what is returned (SPEC §2.2); off only for read-only callers.
+    reinforce: bool,
 }
 
 fn parse_types(names: Option<&Vec<String>>) -> Vec<MemoryType> {
@@ -112,6 +116,7 @@ impl Hippo {
             include_archived: req.include_archived,
             floor: false,
             debug: req.debug,
+            reinforce: true,
         };
         let (ranked, _) = self.ranked(npcid, &retrieval).await?;
         Ok(protocol::render_search(&ranked))
@@ -119,7 +124,36 @@ impl Hippo {
 
     /// memory_retrieval (SPEC §3.4): never sensitive or archived memories, small answers.
     pub async fn retrieve(&self, npcid: &str, req: RetrievalRequest) -> Result<RetrievalResponse> {
+        self.retrieve_parsed(npcid, protocol::ParsedRetrieval::from_request(&req)?)
+            .await
+    }
+
+    /// memory_retrieval for a request the protocol already parsed (the HTTP path).
+    pub async fn retrieve_parsed(
+        &self,
+        npcid: &str,
+        parsed: protocol::ParsedRetrieval,
+    ) -> Result<RetrievalResponse> {
+        self.retrieve_with(npcid, parsed, true).await
+    }
+
+    /// memory_retrieval that writes nothing: what it returns is not reinforced. For the public
+    /// demo provider, whose anonymous callers must not be able to cause writes.
+    pub async fn retrieve_read_only(
+        &self,
+        npcid: &str,
+        req: RetrievalRequest,
+    ) -> Result<RetrievalResponse> {
         let parsed = protocol::ParsedRetrieval::from_request(&req)?;
+        self.retrieve_with(npcid, parsed, false).await
+    }
+
+    async fn retrieve_with(
+        &self,
+        npcid: &str,
+        parsed: protocol::ParsedRetrieval,
+        reinforce: bool,
+    ) -> Result<RetrievalResponse> {
         let retrieval = Retrieval {
             query: check_query(&parsed.query)?,
             types: parsed.memory_types,
@@ -129,6 +163,7 @@ impl Hippo {
             include_archived: false,
             floor: true,
             debug: false,
+            reinforce,
         };
         let (ranked, npc) = self.ranked(npcid, &retrieval).await?;
         let voice = protocol::Voice::new(&retrieval.query, &npc.display_name, self.now());
@@ -148,8 +183,10 @@ impl Hippo {
             .as_deref()
             .and_then(|h| parse_time_range(h, today))
             .or_else(|| parse_time_range(&r.query, today));
-        let structured = self.structured_candidates(npcid, &npc).await?;
+        let mut structured = self.structured_candidates(npcid, &npc).await?;
         let names = names_of(&npc, &structured);
+        // Marked items are left out before they are embedded or ranked.
+        structured.retain(|c| !c.sensitive || r.include_sensitive);
         let terms = query_terms(&r.query, &names);
         let searched = vec![Collection::Memory, Collection::Content, Collection::Diary];
 
@@ -167,11 +204,12 @@ impl Hippo {
             }
         }
 
-        let mut texts = vec![r.query.clone()];
-        texts.extend(structured.iter().map(|c| c.summary.clone()));
         // If embedding fails the answer comes from the lexical path alone.
-        let embedded = self.ports.embedder.embed(&texts).await.ok();
-        let query_vector = embedded.as_ref().and_then(|v| v.first().cloned());
+        let (query_vector, structured_vectors) =
+            match self.embed_for_retrieval(&r.query, &structured).await {
+                Some((q, s)) => (Some(q), s),
+                None => (None, Vec::new()),
+            };
         if let Some(qv) = &query_vector {
             let filter = VectorFilter {
                 collections: searched.clone(),
@@ -215,12 +253,15 @@ impl Hippo {
                 memory_candidate(m, sim, now, self)
             })
             .collect();
-        for (mut c, i) in structured.into_iter().zip(1..) {
+        for (i, mut c) in structured.into_iter().enumerate() {
             // A diary day in the window is also a record once written (the record wins).
-            if (c.sensitive && !r.include_sensitive) || candidates.iter().any(|x| x.id == c.id) {
+            if candidates.iter().any(|x| x.id == c.id) {
                 continue;
             }
-            c.vector_similarity = match (&query_vector, embedded.as_ref().and_then(|v| v.get(i))) {
+            c.vector_similarity = match (
+                &query_vector,
+                structured_vectors.get(i).and_then(Option::as_ref),
+            ) {
                 (Some(q), Some(v)) => Some(crate::retrieval::embed::cosine(q, v)),
                 _ => None,
             };
@@ -267,7 +308,7 @@ impl Hippo {
             })
             .map(|x| x.candidate.id.clone())
             .collect();
-        if !touched.is_empty() {
+        if r.reinforce && !touched.is_empty() {
             let mut batch = WriteBatch::new();
             batch.push(Write::Touch {
                 ids: touched,
@@ -276,6 +317,39 @@ impl Hippo {
             let _ = store.commit(npcid, batch).await;
         }
         Ok((ranked, npc))
+    }
+
+    /// The query's vector and the structured candidates' vectors, in order: those the cache
+    /// holds are taken from it, the rest embedded in one call with the query (and cached).
+    /// `None` when the embedder fails.
+    async fn embed_for_retrieval(
+        &self,
+        query: &str,
+        structured: &[Candidate],
+    ) -> Option<(Vec<f32>, Vec<Option<Rc<[f32]>>>)> {
+        let e = &self.ports.embedder;
+        let embedder = format!("{}:{}", e.name(), e.dimension());
+        let keys: Vec<TextKey> = structured
+            .iter()
+            .map(|c| text_key(&embedder, &c.summary))
+            .collect();
+        let mut found: Vec<Option<Rc<[f32]>>> = {
+            let mut cache = self.embed_cache.borrow_mut();
+            keys.iter().map(|k| cache.get(k)).collect()
+        };
+        let missing: Vec<usize> = (0..found.len()).filter(|&i| found[i].is_none()).collect();
+        let mut texts = vec![query.to_string()];
+        texts.extend(missing.iter().map(|&i| structured[i].summary.clone()));
+        let mut vectors = e.embed(&texts).await.ok()?.into_iter();
+        let query_vector = vectors.next()?;
+        let mut cache = self.embed_cache.borrow_mut();
+        for (i, vector) in missing.into_iter().zip(vectors) {
+            let vector: Rc<[f32]> = vector.into();
+            cache.insert(keys[i], vector.clone());
+            found[i] = Some(vector);
+        }
+        // A short answer from the embedder leaves the rest without a vector.
+        Some((query_vector, found))
     }
 
     /// SPEC §2.4 exclusions: superseded, expired, emotion snippets, and unless asked for,

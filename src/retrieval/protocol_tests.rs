@@ -173,3 +173,18 @@ fn the_body_stays_under_16_kib_by_dropping_whole_items() {
     assert!(serde_json::to_string(&search).unwrap().len() <= MAX_BODY_BYTES);
     assert_eq!(search.memories[0].score, 7.5);
 }
+
+/// Issue 18, item 10: a bidi override in a stored summary was served to the character as is.
+#[test]
+fn bidi_overrides_and_controls_never_reach_the_character() {
+    let stored = "User\u{202E}eman ym si\u{202C} Alex\u{2067}!\u{2069}\u{0}\u{1b}[31m\nnext\tline \u{200F}ok";
+    let body = render_retrieval(&[ranked("pkg:Na\u{202E}me", stored, 0.9)], &voice());
+    let m = &body.memories[0];
+    assert_eq!(m.summary, "Usereman ym si Alex![31m\nnext\tline \u{200F}ok");
+    assert_eq!(m.id, "pkg:Name");
+    // The admin search shows the text as stored.
+    assert_eq!(
+        render_search(&[ranked("x", stored, 0.9)]).memories[0].summary,
+        stored
+    );
+}

@@ -15,7 +15,7 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 /// Runs a future whose ports never wait (the in-memory ones) to completion.
-pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
+pub fn block_on<F: Future>(future: F) -> F::Output {
     let mut future = std::pin::pin!(future);
     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
     loop {
@@ -140,6 +140,13 @@ pub fn main(args: &[String]) -> i32 {
             return 1;
         }
     };
+    // The Chinese word list is built on first use; its cost is paid once per process.
+    let started = std::time::Instant::now();
+    let words = hippo::dream::text::segment::segment("我的同学小红下周要来杭州").len();
+    println!(
+        "Chinese segmenter ready in {:.2} ms ({words} words in the probe)",
+        started.elapsed().as_secs_f64() * 1e3
+    );
     let mut totals = Totals::default();
     println!("| conversation | sessions | turns | dreams | entities | PKG fields | memories | content | emotion | prior chars |");
     println!("|---|---|---|---|---|---|---|---|---|---|");

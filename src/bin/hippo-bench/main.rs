@@ -4,6 +4,7 @@
 //! hippo-bench locomo --data FILE [--convs A-B] [--json]
 //! hippo-bench latency [--sizes 1000,10000,100000] [--queries N] [--json]
 //! hippo-bench dream --data FILE [--limit N] [--dry-run] [--show]
+//! hippo-bench structured [--queries N]
 //! ```
 //! With `--json`, the last line of output is one JSON object (see each subcommand).
 
@@ -15,6 +16,7 @@ mod dream;
 mod e2e;
 mod latency;
 mod locomo;
+mod structured;
 
 #[global_allocator]
 static ALLOCATOR: alloc::CountingAllocator = alloc::CountingAllocator;
@@ -30,8 +32,10 @@ fn main() {
     let outcome = match command.as_str() {
         "locomo" => locomo::run(&args),
         "latency" => latency::run(&args),
+        "structured" => structured::run(&args),
         _ => Err(format!(
-            "usage: hippo-bench <locomo|latency|dream> [options] (unknown command {command:?})"
+            "usage: hippo-bench <locomo|latency|dream|structured> [options] (unknown command \
+             {command:?})"
         )),
     };
     if let Err(message) = outcome {

@@ -37,6 +37,7 @@ pub(super) async fn run(
 ) -> Result<DiaryReport, String> {
     let store = &hippo.ports().store;
     let material = safe_material(day_material(hippo, npcid, scan).await?);
+    let name = user_name(&store.pkg(npcid).await.map_err(port("store"))?);
     let (prior, dailies) = store.diary(npcid).await.map_err(port("store"))?;
     let before: Vec<String> = dailies.iter().map(|d| d.date.clone()).collect();
     let mut diary = Diary { prior, dailies };
@@ -48,7 +49,7 @@ pub(super) async fn run(
     // yesterday under yesterday's date, and a dream after a week away writes each day.
     for (day, turns) in by_day(&material, scan.today) {
         let date = day.format("%Y-%m-%d").to_string();
-        let text = write_daily(hippo, day, &turns).await?;
+        let text = write_daily(hippo, day, &turns, name.as_deref()).await?;
         let entry = DiaryEntry {
             date: date.clone(),
             summary: text,
@@ -117,7 +118,13 @@ pub(super) async fn run(
 
 /// One day's entry from its material: the LLM when configured, else the built-in summarizer;
 /// any sentence the detector flags is left out.
-async fn write_daily(hippo: &Hippo, day: NaiveDate, material: &[Turn]) -> Result<String, String> {
+async fn write_daily(
+    hippo: &Hippo,
+    day: NaiveDate,
+    material: &[Turn],
+    user_name: Option<&str>,
+) -> Result<String, String> {
+    let builtin = || summarize::summarize_day(material, user_name, DAILY_MAX_CHARS);
     let written = match &hippo.ports().llm {
         Some(model) => {
             let prompt = llm::prompts::diary(day, material, DAILY_MAX_CHARS);
@@ -128,14 +135,10 @@ async fn write_daily(hippo: &Hippo, day: NaiveDate, material: &[Turn]) -> Result
             llm::parse::parse_diary(&answer, DAILY_MAX_CHARS)
                 .map_err(|e| format!("LLM output rejected: {e}"))?
         }
-        None => summarize::summarize_day(material, DAILY_MAX_CHARS),
+        None => builtin(),
     };
     let text = without_sensitive_sentences(&written);
-    Ok(if text.is_empty() {
-        summarize::summarize_day(material, DAILY_MAX_CHARS)
-    } else {
-        text
-    })
+    Ok(if text.is_empty() { builtin() } else { text })
 }
 
 /// The day a log entry belongs to (entries without a time belong to the dream's day).
@@ -206,6 +209,20 @@ fn safe_material(material: Vec<Turn>) -> Vec<Turn> {
         .filter(|(_, text)| !text.is_empty())
         .map(|(turn, content)| Turn { content, ..turn })
         .collect()
+}
+
+/// How the character calls the user: the latest nickname, else the name.
+fn user_name(pkg: &[(String, crate::pkg::PkgValue)]) -> Option<String> {
+    let field = |key: &str| pkg.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+    let text = |v: &crate::pkg::PkgValue| match v {
+        crate::pkg::PkgValue::Text(t) => Some(t.clone()),
+        crate::pkg::PkgValue::List(items) => items.last().cloned(),
+        _ => None,
+    };
+    field("Nickname")
+        .and_then(text)
+        .or_else(|| field("Name").and_then(text))
+        .filter(|n| !n.trim().is_empty())
 }
 
 /// The material: the new entries, after the earlier entries of their first day that a

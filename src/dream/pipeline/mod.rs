@@ -21,6 +21,7 @@ mod extraction;
 mod records;
 
 pub use diary::{diary_record_id, DIARY_CONFIDENCE, DIARY_SOURCE};
+pub use diary::{DAILY_MAX_CHARS, PRIOR_MAX_CHARS};
 pub use records::{QUOTE_CONFIDENCE, QUOTE_SOURCE};
 
 use crate::api::DreamReport;
@@ -31,7 +32,6 @@ use crate::error::{Error, PortError, Result};
 use crate::ids::new_id;
 use crate::npc::Npc;
 use crate::ports::{VectorItem, WriteBatch};
-use crate::time::Timestamp;
 use chrono::NaiveDate;
 
 /// Most log entries one dream consumes.
@@ -64,8 +64,8 @@ pub async fn run_dream(hippo: &Hippo, npcid: &str, dry_run: bool) -> Result<Drea
         return dream(hippo, npcid, true).await;
     }
     let holder = new_id("dream");
-    let now = ports.clock.now();
-    let until = Timestamp(now.ms() + LEASE_MS);
+    let now = ports.clock.now().clamped();
+    let until = now.plus_ms(LEASE_MS);
     if !ports
         .store
         .acquire_lease(npcid, &holder, now, until)
@@ -95,7 +95,7 @@ async fn dream(hippo: &Hippo, npcid: &str, dry_run: bool) -> Result<DreamReport>
             ..DreamReport::default()
         });
     }
-    let now = ports.clock.now();
+    let now = ports.clock.now().clamped();
     let scan = Scan {
         npc,
         new,

@@ -17,7 +17,7 @@ use crate::npc::NpcSettings;
 use crate::sensitive::material::keep_safe_sentences;
 
 /// Longest content chunk, in characters.
-pub const MAX_CHUNK_CHARS: usize = 2_000;
+pub const MAX_CHUNK_CHARS: usize = crate::engine::MAX_SUMMARY_CHARS;
 /// The `source` of content chunks and emotion snippets: a verbatim quote of the conversation.
 pub const QUOTE_SOURCE: &str = "conversation_quote";
 /// The `confidence` of a quote: Hippo knows the words were said, not that they are true.
@@ -61,9 +61,13 @@ fn speaker(t: &Turn) -> &'static str {
     }
 }
 
-/// "Speaker: text" of a log entry, bounded; `None` when nothing of it is safe to keep.
+/// "Speaker: text" of the safe part of a log entry, at most [`MAX_CHUNK_CHARS`] in all (a
+/// record's summary limit, which an import checks); `None` when nothing of it is safe to keep.
 fn chunk_text(t: &Turn, safe: &str) -> Option<String> {
-    (!safe.is_empty()).then(|| format!("{}: {}", speaker(t), cut_chars(safe, MAX_CHUNK_CHARS)))
+    (!safe.is_empty()).then(|| {
+        let text = format!("{}: {}", speaker(t), safe);
+        cut_chars(&text, MAX_CHUNK_CHARS).to_string()
+    })
 }
 
 /// The turns before and after `i` in the same session: a chunk's `context`, which the
