@@ -4,7 +4,7 @@ SHELL := /bin/bash
 PORT ?= 8787
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup test test-rust test-wasm lint fmt fuzz bench
+.PHONY: setup test test-rust test-wasm lint fmt fuzz bench bench-precision bench-year bench-year-latency
 
 setup:
 	@bash scripts/setup.sh
@@ -38,6 +38,21 @@ bench:
 	cargo build --release --bin hippo-bench
 	LOCOMO=$(LOCOMO) bash scripts/bench-retrieval.sh
 	./target/release/hippo-bench latency
+
+# Issue 17's benchmarks (docs/BENCHMARKS.md "A memory that remembers"), on the bench-fast profile:
+# precision on the labelled set (before/after the relevance floor); recall of facts stated once in a
+# year of daily conversation, by age; retrieve latency of a year of conversation vs 10k typed memories.
+bench-precision:
+	cargo build --profile bench-fast --bin hippo-bench
+	./target/bench-fast/hippo-bench precision
+
+bench-year:
+	cargo build --profile bench-fast --bin hippo-bench
+	./target/bench-fast/hippo-bench year
+
+bench-year-latency:
+	cargo build --profile bench-fast --bin hippo-bench
+	./target/bench-fast/hippo-bench year --seeds 1 --latency
 
 # --- worker ---
 # The Cloudflare Worker (worker/, migrations/, wrangler.toml). `make worker` is the production

@@ -23,8 +23,8 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-const HOUR_MS: i64 = 3_600_000;
-const DAY_MS: i64 = 24 * HOUR_MS;
+pub(crate) const HOUR_MS: i64 = 3_600_000;
+pub(crate) const DAY_MS: i64 = 24 * HOUR_MS;
 
 /// When dreams run.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -57,7 +57,7 @@ pub struct Product {
 }
 
 /// 03:00 of the day after `t` (UTC): the nightly dream of `t`'s day.
-fn night_after(t: Timestamp) -> Timestamp {
+pub(crate) fn night_after(t: Timestamp) -> Timestamp {
     Timestamp((t.ms().div_euclid(DAY_MS) + 1) * DAY_MS + 3 * HOUR_MS)
 }
 
@@ -238,16 +238,7 @@ impl Product {
     }
 
     fn dream_until_done(&mut self, hippo: &Hippo, npcid: &str) -> Result<(), String> {
-        // A dream consumes at most SCAN_LIMIT log entries; the next one takes the rest.
-        for _ in 0..16 {
-            let t = Instant::now();
-            let report = block_on(hippo.dream(npcid, false)).map_err(|e| e.to_string())?;
-            if report.skipped {
-                return Ok(());
-            }
-            self.dream.push(t.elapsed());
-            self.dream_errors += usize::from(report.error.is_some());
-        }
+        self.dream_errors += dream_until_done(hippo, npcid, &mut self.dream)?;
         Ok(())
     }
 
@@ -284,6 +275,26 @@ impl Product {
     }
 }
 
+/// Dreams until the log is consumed (a dream reads at most SCAN_LIMIT entries; the next one
+/// takes the rest), timing each; returns how many dreams reported an error.
+pub(crate) fn dream_until_done(
+    hippo: &Hippo,
+    npcid: &str,
+    times: &mut Vec<Duration>,
+) -> Result<usize, String> {
+    let mut errors = 0;
+    for _ in 0..16 {
+        let t = Instant::now();
+        let report = block_on(hippo.dream(npcid, false)).map_err(|e| e.to_string())?;
+        if report.skipped {
+            break;
+        }
+        times.push(t.elapsed());
+        errors += usize::from(report.error.is_some());
+    }
+    Ok(errors)
+}
+
 fn percentile_usize(v: &[usize], p: f64) -> usize {
     let mut v = v.to_vec();
     v.sort_unstable();
@@ -292,7 +303,7 @@ fn percentile_usize(v: &[usize], p: f64) -> usize {
         .unwrap_or(0)
 }
 
-fn timing(v: &[Duration]) -> Value {
+pub(crate) fn timing(v: &[Duration]) -> Value {
     let mut ms: Vec<f64> = v.iter().map(|d| d.as_secs_f64() * 1e3).collect();
     ms.sort_by(f64::total_cmp);
     let at = |p: f64| {
@@ -302,6 +313,6 @@ fn timing(v: &[Duration]) -> Value {
     json!({"p50": at(0.5), "p95": at(0.95), "count": ms.len()})
 }
 
-fn pair(v: &Value) -> String {
+pub(crate) fn pair(v: &Value) -> String {
     format!("{}/{}", v["p50"], v["p95"])
 }
