@@ -824,10 +824,17 @@ fn what_was_said_months_ago_is_still_found_dated_by_its_day() {
     }
     // The diary day of March 2 is still a record, long after it left the 2-day window.
     let days = memories(&w, "diary");
-    assert_eq!(days.len(), 181, "one record per day the conversation happened");
+    assert_eq!(
+        days.len(),
+        181,
+        "one record per day the conversation happened"
+    );
     assert!(days.iter().any(|m| m.memory.id == "diary_2026-03-02"));
     let window = run(w.hippo.get_diary(NPC)).unwrap();
-    assert!(window.dailies.iter().all(|d| d.date.as_str() > "2026-03-02"));
+    assert!(window
+        .dailies
+        .iter()
+        .all(|d| d.date.as_str() > "2026-03-02"));
     // And the answer is not filled with the noodles of 180 other days.
     assert!(
         got.iter().all(|m| !m.summary.contains("noodles")),

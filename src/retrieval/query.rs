@@ -20,6 +20,8 @@ use std::collections::HashMap;
 pub const LINE_DECAY: f64 = 0.7;
 /// Weight of a line spoken by the character, relative to a user line at the same place.
 pub const CHARACTER_LINE_WEIGHT: f64 = 0.6;
+/// Weight of a query term that is the user's or the character's name.
+pub const NAME_TERM_WEIGHT: f64 = 0.3;
 /// Longest `Speaker:` prefix recognised at the start of a line, in characters.
 const MAX_SPEAKER_CHARS: usize = 24;
 
@@ -270,7 +272,24 @@ pub fn analyse(query: &str, names: &Names) -> QueryAnalysis {
     let keys: Vec<usize> = terms.iter().map(|t| first_seen(t)).collect();
     order.sort_by_key(|&i| (keys[i], i));
     let terms_ordered: Vec<String> = order.iter().map(|&i| terms[i].clone()).collect();
-    let weights_ordered: Vec<f64> = order.iter().map(|&i| weights[i]).collect();
+    // A name says whose words are wanted (the subject below), not what they are about: "Sam"
+    // would otherwise match the PKG's "Name: Sam" and every turn addressed to Sam.
+    let name_terms: std::collections::HashSet<String> = names
+        .user
+        .iter()
+        .chain(&names.character)
+        .flat_map(|n| tokenize(n))
+        .collect();
+    let weights_ordered: Vec<f64> = order
+        .iter()
+        .map(|&i| {
+            if name_terms.contains(&terms[i]) {
+                weights[i] * NAME_TERM_WEIGHT
+            } else {
+                weights[i]
+            }
+        })
+        .collect();
 
     let last_user = lines
         .iter()

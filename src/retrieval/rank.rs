@@ -379,8 +379,9 @@ pub const SIGNALS: [&str; 9] = [
     "sentence",
 ];
 
-/// Signals that order similar matches but say nothing about the match itself.
-const ORDER_ONLY_SIGNALS: [&str; 2] = ["strength", "recency"];
+/// Signals that order similar matches but say nothing about how well the content matches
+/// (the speaker signal says whose words they are, true of every fact about the user).
+const ORDER_ONLY_SIGNALS: [&str; 3] = ["strength", "recency", "speaker"];
 
 /// The weighted signals of one candidate, or `None` if it is not relevant at all.
 fn score(

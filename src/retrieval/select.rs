@@ -18,6 +18,9 @@ use std::collections::HashSet;
 
 /// Share of the best item's relevance an item needs to be in a memory_retrieval answer.
 pub const RELEVANCE_FLOOR: f64 = 0.35;
+/// Relevance any item needs in a memory_retrieval answer: below it nothing matched the query's
+/// content (a name alone, a faint vector neighbour), and an empty answer is the right one.
+pub const ABSOLUTE_FLOOR: f64 = 0.1;
 /// Share of the best item's relevance an archive-tier memory needs to be returned at all.
 pub const ARCHIVE_FLOOR: f64 = 0.75;
 
@@ -36,7 +39,9 @@ pub fn select(ranked: Vec<Ranked>, how: Selection) -> Vec<Ranked> {
     let top = ranked.iter().map(|r| r.relevance).fold(0.0, f64::max);
     let kept: Vec<Ranked> = ranked
         .into_iter()
-        .filter(|r| !how.floor || r.relevance >= RELEVANCE_FLOOR * top)
+        .filter(|r| {
+            !how.floor || (r.relevance >= RELEVANCE_FLOOR * top && r.relevance >= ABSOLUTE_FLOOR)
+        })
         .filter(|r| how.include_archived || !is_archived(r) || r.relevance >= ARCHIVE_FLOOR * top)
         .collect();
     let fact_sources: HashSet<&str> = kept
@@ -101,7 +106,7 @@ mod tests {
             vec![
                 item("best", CandidateKind::Memory, 1.0, 0.9, &[]),
                 item("good", CandidateKind::Memory, 0.5, 0.9, &[]),
-                item("fill", CandidateKind::Memory, 0.1, 0.9, &[]),
+                item("fill", CandidateKind::Memory, 0.2, 0.9, &[]),
             ]
         };
         assert_eq!(ids(&select(ranked(), RETRIEVE)), ["best", "good"]);
@@ -110,6 +115,9 @@ mod tests {
             ..RETRIEVE
         };
         assert_eq!(ids(&select(ranked(), search)), ["best", "good", "fill"]);
+        // Nothing matched the content: an empty answer.
+        let faint = vec![item("name-only", CandidateKind::Pkg, 0.05, 1.0, &[])];
+        assert!(select(faint, RETRIEVE).is_empty());
     }
 
     #[test]

@@ -97,6 +97,8 @@ impl Product {
             let turns: Vec<TurnInput> = members
                 .iter()
                 .enumerate()
+                // An empty turn (LongMemEval has a few) is not something an app stores.
+                .filter(|(_, &i)| !conv.items[i].content.trim().is_empty())
                 .map(|(k, &i)| TurnInput {
                     role: match conv.items[i].speaker {
                         Some(Speaker::Character) => "assistant".into(),
@@ -106,7 +108,8 @@ impl Product {
                     // assistant answers); the ranking-only mode indexes the whole text.
                     content: conv.items[i].content.chars().take(MAX_TURN_CHARS).collect(),
                     ts: Some(Timestamp(start.ms() + k as i64 * 60_000)),
-                    index: None,
+                    // The position in the session, so the log maps back to the data's ids.
+                    index: Some(k as u32),
                     emotion: None,
                 })
                 .collect();
@@ -215,13 +218,14 @@ impl Product {
             }
             if let Some(path) = dump {
                 let line = json!({
-                    "mode": "e2e",
-                    "question": q.text,
-                    "evidence": q.evidence,
-                    "answer": answer.memories.iter().zip(&derived).map(|(m, d)| json!({
-                        "summary": m.summary, "source": m.source, "stands_for": d,
-                    })).collect::<Vec<_>>(),
-                });
+                        "mode": "e2e",
+                "questions": self.derived.questions(),
+                        "question": q.text,
+                        "evidence": q.evidence,
+                        "answer": answer.memories.iter().zip(&derived).map(|(m, d)| json!({
+                            "summary": m.summary, "source": m.source, "stands_for": d,
+                        })).collect::<Vec<_>>(),
+                    });
                 use std::io::Write as _;
                 if let Ok(mut f) = std::fs::OpenOptions::new()
                     .create(true)

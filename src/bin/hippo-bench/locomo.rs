@@ -88,6 +88,10 @@ impl Tally {
         entry.1 += 1;
     }
 
+    pub fn questions(&self) -> usize {
+        self.count
+    }
+
     pub fn to_json(&self) -> Value {
         let row = |sums: &[f64; 4], n: usize| {
             let mut m = serde_json::Map::new();
@@ -147,6 +151,9 @@ pub fn run(args: &Args) -> Result<(), String> {
         if end_to_end {
             product.evaluate(&conv, index, dreams, args.value("dump"))?;
         }
+        if end_to_end && args.flag("no-ranking") {
+            continue;
+        }
         evaluate(
             &conv,
             &weights,
@@ -158,9 +165,10 @@ pub fn run(args: &Args) -> Result<(), String> {
     }
     let summary = if end_to_end {
         let mut s = product.summary();
-        s["results"]["ranking"] = hippo.to_json();
-        s["results"]["bm25"] = bm25.to_json();
-        s["questions"] = json!(hippo.count);
+        if hippo.count > 0 {
+            s["results"]["ranking"] = hippo.to_json();
+            s["results"]["bm25"] = bm25.to_json();
+        }
         product.print();
         s
     } else {

@@ -1,7 +1,8 @@
 //! `hippo-bench`: retrieval quality (LoCoMo), retrieval latency, and dream benchmarks.
 //!
 //! ```text
-//! hippo-bench locomo --data FILE [--convs A-B] [--json]
+//! hippo-bench locomo --data FILE [--convs A-B] [--mode e2e|ranking] [--dreams nightly|session]
+//!                    [--no-ranking] [--dump FILE] [--json]
 //! hippo-bench latency [--sizes 1000,10000,100000] [--queries N] [--json]
 //! hippo-bench precision [--set FILE] [--show] [--json]
 //! hippo-bench year [--days N] [--latency] [--show] [--json]
