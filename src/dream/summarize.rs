@@ -112,7 +112,7 @@ pub fn summarize_day(turns: &[Turn], user_name: Option<&str>, max_chars: usize) 
     let voice = Voice { lang, name: &name };
 
     let mut facts: Vec<&ExtractedMemory> = found.memories.iter().collect();
-    facts.sort_by(|a, b| b.importance.total_cmp(&a.importance));
+    crate::order::sort_by(&mut facts, |a, b| b.importance.total_cmp(&a.importance));
     // What the name already says, and a person the diary already told of, are not retold.
     let mut told: Vec<&ExtractedMemory> = Vec::new();
     for m in facts {
@@ -266,7 +266,7 @@ fn topics(turns: &[Turn], facts: &[&ExtractedMemory], name: &str, lang: Lang) ->
         .map(|(t, s)| (salience(t, s), s))
         .filter(|(score, _)| *score > 0.0)
         .collect();
-    said.sort_by(|a, b| b.0.total_cmp(&a.0));
+    crate::order::sort_by(&mut said, |a, b| b.0.total_cmp(&a.0));
     for (_, sentence) in said.into_iter().take(6) {
         if let Some(topic) = topic_of(sentence, lang) {
             push(&topic);
@@ -386,7 +386,7 @@ pub fn merge_prior(prior: &str, overflow: &[DiaryEntry], max_chars: usize) -> St
         })
         .collect();
     let mut sorted: Vec<&DiaryEntry> = overflow.iter().collect();
-    sorted.sort_by(|a, b| a.date.cmp(&b.date));
+    crate::order::sort_by(&mut sorted, |a, b| a.date.cmp(&b.date));
     lines.extend(
         sorted
             .iter()
@@ -425,7 +425,9 @@ pub fn merge_prior(prior: &str, overflow: &[DiaryEntry], max_chars: usize) -> St
         }
     }
     let mut order: Vec<usize> = (0..scored.len()).collect();
-    order.sort_by(|&a, &b| scored[b].3.total_cmp(&scored[a].3).then(a.cmp(&b)));
+    crate::order::sort_by(&mut order, |&a, &b| {
+        scored[b].3.total_cmp(&scored[a].3).then(a.cmp(&b))
+    });
     let mut kept = vec![false; scored.len()];
     let mut kept_lines: Vec<(String, String)> = Vec::new();
     for i in order {

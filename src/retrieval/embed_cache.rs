@@ -94,7 +94,7 @@ impl EmbeddingCache {
             .iter()
             .map(|(k, e)| (e.last_used, *k))
             .collect();
-        by_age.sort_unstable();
+        crate::order::sort_by(&mut by_age, Ord::cmp);
         for (_, key) in by_age {
             if self.held_floats <= target {
                 break;

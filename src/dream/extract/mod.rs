@@ -358,7 +358,7 @@ fn keywords_of(summary: &str) -> Vec<String> {
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| w.chars().count() >= 4 || w.chars().any(text::is_cjk))
         .collect();
-    words.sort_by_key(|w| std::cmp::Reverse(w.chars().count()));
+    crate::order::sort_by(&mut words, |a, b| b.chars().count().cmp(&a.chars().count()));
     words.truncate(3);
     words
         .into_iter()

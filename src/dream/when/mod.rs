@@ -102,7 +102,7 @@ impl When {
             .copied()
             .filter(|(s, e)| *s >= start && *e <= end)
             .collect();
-        spans.sort();
+        crate::order::sort_by(&mut spans, Ord::cmp);
         let label = self.label();
         for (s, e) in spans {
             if s < at {
@@ -139,7 +139,7 @@ impl When {
     /// `text` without the date and time words.
     pub fn strip(&self, text: &str) -> String {
         let mut spans = self.spans.clone();
-        spans.sort();
+        crate::order::sort_by(&mut spans, Ord::cmp);
         let mut out = String::new();
         let mut at = 0;
         for (s, e) in spans {
