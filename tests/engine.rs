@@ -348,13 +348,14 @@ fn retrieval_contract_limits_and_empty_answers() {
     ))
     .unwrap();
     assert_eq!(serde_json::to_string(&none).unwrap(), r#"{"memories":[]}"#);
-    // Thirty distinct memories that all mention stamps (distinct, so none is a duplicate).
+    // Thirty distinct memories about stamp collections (distinct, so none is a duplicate; all
+    // match the query's content, so the relevance floor keeps them).
     let words: Vec<String> = (0..120)
         .map(|i| format!("w{}x{}", i * 7919 % 1000, i))
         .collect();
     let many: Vec<serde_json::Value> = words
         .chunks(4)
-        .map(|w| json!({"summary": format!("stamp {}", w.join(" ")), "type": "preference"}))
+        .map(|w| json!({"summary": format!("stamp collection {}", w.join(" ")), "type": "preference"}))
         .collect();
     add(&w, "x", json!(many));
     let n = |max: serde_json::Value| {
