@@ -64,7 +64,8 @@ pub enum Write {
     /// Insert or replace a memory. In a batch with `expect_version`, replacing a memory also
     /// expects its stored `access_count` to be the written one's: a [`Write::Touch`] that
     /// landed after the writer read the memory makes the batch a [`PortError::Conflict`], so
-    /// the writer re-reads and no reinforcement is lost.
+    /// the writer re-reads and no reinforcement is lost. Not after a [`Write::DeleteNpc`] in
+    /// the same batch (an import replaces the NPC whole: nothing it writes was read).
     PutMemory {
         memory: Memory,
     },

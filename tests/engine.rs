@@ -1239,3 +1239,26 @@ fn patch_changes_a_memory_with_the_add_validation() {
     let q = run(w.hippo.list_memories("q", ListMemoriesQuery::default())).unwrap();
     assert_eq!(q.memories[0].memory.importance, 0.5);
 }
+
+/// Restoring an export taken before a retrieval reinforced its memories: the import replaces
+/// the NPC whole, so the memories' access counts are no concurrency guard for it (it answered
+/// 409 on every try when they were).
+#[test]
+fn import_restores_an_export_taken_before_a_reinforcement() {
+    let w = world();
+    npc(&w, "old", json!({}));
+    add(
+        &w,
+        "old",
+        json!([{"summary": "User likes green tea", "type": "preference"}]),
+    );
+    let before = run(w.hippo.export_npc("old")).unwrap();
+    let found = run(w.hippo.retrieve("old", json(json!({"query": "green tea"})))).unwrap();
+    assert!(
+        !found.memories.is_empty(),
+        "the retrieval reinforces the memory"
+    );
+    run(w.hippo.import_npc("old", before.clone())).unwrap();
+    let after = run(w.hippo.export_npc("old")).unwrap();
+    assert_eq!(after.memories, before.memories);
+}

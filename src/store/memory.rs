@@ -142,9 +142,14 @@ fn validate(state: &State, npcid: &str, batch: &WriteBatch) -> PortResult<()> {
         }
     }
     // A guarded batch replaces memories as it read them: a touch since then is a conflict.
+    // Not after a DeleteNpc in the batch (an import): what follows it replaces nothing read.
     if batch.expect_version.is_some() {
         let stored = state.npcs.get(npcid).map(|d| &d.memories);
-        for w in &batch.writes {
+        for w in batch
+            .writes
+            .iter()
+            .take_while(|w| !matches!(w, Write::DeleteNpc))
+        {
             if let Write::PutMemory { memory } = w {
                 let old = stored.and_then(|m| m.get(&memory.id));
                 if old.is_some_and(|old| old.access_count != memory.access_count) {

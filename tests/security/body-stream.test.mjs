@@ -16,7 +16,7 @@ before(async () => {
 after(() => w.dispose());
 
 async function wasmBytes() {
-  const res = await w.call("/__test/memory");
+  const res = await w.admin("GET", "/__test/memory");
   assert.equal(res.status, 200);
   return (await res.json()).wasm_memory_bytes;
 }

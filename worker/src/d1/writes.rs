@@ -116,7 +116,8 @@ pub fn compile(
 }
 
 /// A guarded batch replaces memories as it read them: if one was touched since (its
-/// `access_count` moved), the batch is a version conflict and the writer reads again.
+/// `access_count` moved), the batch is a version conflict and the writer reads again. Not the
+/// memories after a `DeleteNpc` in the batch (an import): they replace nothing it read.
 fn push_access_guards(
     db: &D1Database,
     npcid: &str,
@@ -126,6 +127,7 @@ fn push_access_guards(
     let replaced: Vec<(&str, u32)> = batch
         .writes
         .iter()
+        .take_while(|w| !matches!(w, Write::DeleteNpc))
         .filter_map(|w| match w {
             Write::PutMemory { memory } => Some((memory.id.as_str(), memory.access_count)),
             _ => None,
