@@ -4,7 +4,7 @@ SHELL := /bin/bash
 PORT ?= 8787
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup test test-rust test-wasm lint fmt fuzz bench
+.PHONY: setup test test-rust test-wasm lint fmt fuzz bench bench-precision bench-year bench-year-latency
 
 setup:
 	@bash scripts/setup.sh
@@ -31,12 +31,28 @@ fmt:
 fuzz:
 	@bash scripts/fuzz.sh
 
-# Retrieval quality (LoCoMo, Hippo vs BM25) and latency at 1k/10k/100k; figures in docs/BENCHMARKS.md.
+# Retrieval quality (LoCoMo, LongMemEval_S and MADial dev halves: end to end, ranking-only and
+# BM25 side by side) and latency at 1k/10k/100k; figures in docs/BENCHMARKS.md.
 LOCOMO ?= ../shared/data/locomo/locomo-dev.json
 bench:
 	cargo build --release --bin hippo-bench
-	./target/release/hippo-bench locomo --data $(LOCOMO)
+	LOCOMO=$(LOCOMO) bash scripts/bench-retrieval.sh
 	./target/release/hippo-bench latency
+
+# Issue 17's benchmarks (docs/BENCHMARKS.md "A memory that remembers"), on the bench-fast profile:
+# precision on the labelled set (before/after the relevance floor); recall of facts stated once in a
+# year of daily conversation, by age; retrieve latency of a year of conversation vs 10k typed memories.
+bench-precision:
+	cargo build --profile bench-fast --bin hippo-bench
+	./target/bench-fast/hippo-bench precision
+
+bench-year:
+	cargo build --profile bench-fast --bin hippo-bench
+	./target/bench-fast/hippo-bench year
+
+bench-year-latency:
+	cargo build --profile bench-fast --bin hippo-bench
+	./target/bench-fast/hippo-bench year --seeds 1 --latency
 
 # --- worker ---
 # The Cloudflare Worker (worker/, migrations/, wrangler.toml). `make worker` is the production

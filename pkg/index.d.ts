@@ -96,6 +96,7 @@ export interface StatusOk {
 
 export interface NpcSettings {
   diary_window: number;
+  /** Days a verbatim turn is kept; 0 (the default) keeps it as long as the NPC. */
   content_ttl_days: number;
   emotion_ttl_days: number;
 }
@@ -331,10 +332,12 @@ export interface Memory {
   sensitive: boolean;
   sensitive_category?: SensitiveCategory;
   superseded_by?: string;
-  collection: 'memory' | 'content' | 'emotion';
+  collection: 'memory' | 'content' | 'emotion' | 'diary';
   emotion?: { label: string; intensity: number };
   /** Text around a record (e.g. a chunk's neighbouring turns): searched, never retrieved. */
   context?: string;
+  /** Ids of the conversation turns the record came from (docs/LIFECYCLE.md). */
+  source_turns?: string[];
 }
 
 export interface MemoryView extends Memory {
@@ -365,7 +368,7 @@ export interface UpdateMemoryResponse {
 
 export interface ListMemoriesQuery {
   types?: MemoryType[];
-  collection?: 'memory' | 'content' | 'emotion' | 'all';
+  collection?: 'memory' | 'content' | 'emotion' | 'diary' | 'all';
   include_superseded?: boolean;
   offset?: number;
   limit?: number;

@@ -139,8 +139,23 @@ fn a_built_in_dream_consolidates_the_day() {
         "sadness"
     );
     assert_eq!(watermark(&w), CHAT.len() as u64);
-    // Vectors for memories, content and emotion records.
-    assert_eq!(w.vectors.count(NPC), mems.len() + CHAT.len() + 1);
+    // Vectors for memories, content and emotion records, and the diary day.
+    assert_eq!(w.vectors.count(NPC), mems.len() + CHAT.len() + 1 + 1);
+    // The chunks are dated by their turns and link back to them.
+    let log = run(w.hippo.get_conversation(NPC, 0, 1000)).unwrap();
+    for chunk in memories(&w, "content") {
+        let turn = log
+            .turns
+            .iter()
+            .find(|t| chunk.memory.source_turns == [t.id.clone()])
+            .expect("a chunk links to its turn");
+        assert_eq!(chunk.memory.updated_at, turn.ts);
+        assert_eq!(chunk.memory.expires_at, None, "kept as long as the NPC");
+    }
+    assert!(allergy.memory.source_turns.iter().any(|id| log
+        .turns
+        .iter()
+        .any(|t| &t.id == id && t.content.contains("花生"))));
     // Consumed: the next dream has nothing new.
     assert!(dream(&w).skipped);
 }
@@ -287,6 +302,12 @@ fn a_dry_run_computes_everything_and_writes_nothing() {
 #[test]
 fn cleanup_deletes_expired_content_and_emotion_records_with_their_vectors() {
     let w = world(None);
+    // Content expiry is opt-in per NPC (the default keeps the conversation).
+    run(w.hippo.upsert_npc(
+        NPC,
+        json(j!({"settings": {"diary_window": 2, "content_ttl_days": 30}})),
+    ))
+    .unwrap();
     say(&w, "s1", CHAT);
     dream(&w);
     let vectors_before = w.vectors.count(NPC);
@@ -297,8 +318,8 @@ fn cleanup_deletes_expired_content_and_emotion_records_with_their_vectors() {
     assert_eq!(cleanup.emotion_v2_deleted, 1);
     assert_eq!(memories(&w, "content").len(), 1);
     assert!(memories(&w, "emotion").is_empty());
-    // Gone: the old records' vectors; added: the new turn's chunk and its memory.
-    assert_eq!(w.vectors.count(NPC), vectors_before - CHAT.len() - 1 + 2);
+    // Gone: the old records' vectors; added: the new turn's chunk, its memory and its day.
+    assert_eq!(w.vectors.count(NPC), vectors_before - CHAT.len() - 1 + 3);
 }
 
 #[test]
@@ -624,7 +645,7 @@ fn a_confided_secret_never_comes_back_built_in_chinese() {
             "抑郁症",
         ],
         &["621345", "19900307", "建国路", "1502", "抑郁症"],
-        &[("爬山", "今天我们去爬山了"), ("爬山", "下周还想去爬山")],
+        &[("爬山", "我们去爬山"), ("爬山", "下周还想去爬山")],
     );
 }
 
@@ -756,4 +777,67 @@ fn the_built_in_diary_and_quotes_are_not_verified_facts() {
     assert!(stored
         .iter()
         .all(|m| m.memory.source == "conversation_quote" && m.memory.confidence == 0.5));
+}
+
+/// What memory_retrieval returns for `query`, now.
+fn recall(w: &World, query: &str) -> Vec<RetrievedMemory> {
+    let req: RetrievalRequest = json(j!({"query": query, "max_results": 10}));
+    run(w.hippo.retrieve(NPC, req)).unwrap().memories
+}
+
+#[test]
+fn what_was_said_months_ago_is_still_found_dated_by_its_day() {
+    // Before the lifecycle redesign the turn's chunk expired after 30 days and the memory
+    // drawn from it fell into the hidden archive tier after a few weeks: nothing came back.
+    let w = world(None);
+    w.clock.set(t("2026-03-02T10:00:00Z"));
+    say(
+        &w,
+        "s1",
+        &[
+            ("user", "今天好累。我妹妹叫林可，在杭州读大学。"),
+            ("assistant", "杭州很美！她学什么专业？"),
+        ],
+    );
+    w.clock.set(t("2026-03-03T03:00:00Z"));
+    dream(&w);
+    // Half a year of other conversation, dreamed nightly.
+    for day in 1..=180 {
+        let at = t("2026-03-03T20:00:00Z").plus_days(day);
+        w.clock.set(at);
+        say(
+            &w,
+            &format!("d{day}"),
+            &[("user", "Work was busy again, I had noodles for dinner.")],
+        );
+        w.clock.set(at.plus_days(1));
+        dream(&w);
+    }
+    let got = recall(&w, "我妹妹在哪里读大学？");
+    let hit = got
+        .iter()
+        .find(|m| m.summary.contains("杭州"))
+        .unwrap_or_else(|| panic!("the sister's university in {got:?}"));
+    if hit.source == "conversation_quote" {
+        assert_eq!(hit.summary, "3月2日，用户说：我妹妹叫林可，在杭州读大学。");
+        assert!(hit.updated_at.starts_with("2026-03-02"), "{hit:?}");
+    }
+    // The diary day of March 2 is still a record, long after it left the 2-day window.
+    let days = memories(&w, "diary");
+    assert_eq!(
+        days.len(),
+        181,
+        "one record per day the conversation happened"
+    );
+    assert!(days.iter().any(|m| m.memory.id == "diary_2026-03-02"));
+    let window = run(w.hippo.get_diary(NPC)).unwrap();
+    assert!(window
+        .dailies
+        .iter()
+        .all(|d| d.date.as_str() > "2026-03-02"));
+    // And the answer is not filled with the noodles of 180 other days.
+    assert!(
+        got.iter().all(|m| !m.summary.contains("noodles")),
+        "{got:?}"
+    );
 }

@@ -348,13 +348,14 @@ fn retrieval_contract_limits_and_empty_answers() {
     ))
     .unwrap();
     assert_eq!(serde_json::to_string(&none).unwrap(), r#"{"memories":[]}"#);
-    // Thirty distinct memories that all mention stamps (distinct, so none is a duplicate).
+    // Thirty distinct memories about stamp collections (distinct, so none is a duplicate; all
+    // match the query's content, so the relevance floor keeps them).
     let words: Vec<String> = (0..120)
         .map(|i| format!("w{}x{}", i * 7919 % 1000, i))
         .collect();
     let many: Vec<serde_json::Value> = words
         .chunks(4)
-        .map(|w| json!({"summary": format!("stamp {}", w.join(" ")), "type": "preference"}))
+        .map(|w| json!({"summary": format!("stamp collection {}", w.join(" ")), "type": "preference"}))
         .collect();
     add(&w, "x", json!(many));
     let n = |max: serde_json::Value| {
@@ -1057,7 +1058,7 @@ fn structured_and_legacy_items_are_judged_at_read_time() {
     assert_eq!(category("rel:"), Some((true, Some("health"))));
     assert_eq!(category("cnt_old"), Some((true, Some("credentials"))));
     assert_eq!(
-        category("diary:2026-04-07"),
+        category("diary_2026-04-07"),
         Some((true, Some("credentials")))
     );
     let plain = search(
@@ -1115,7 +1116,7 @@ fn quotes_and_diary_days_say_they_are_unverified() {
         (quote.source.as_str(), quote.confidence),
         ("conversation_quote", 0.5)
     );
-    let day = by("diary:2026-04-08");
+    let day = by("diary_2026-04-08");
     assert_eq!((day.source.as_str(), day.confidence), ("diary", 0.6));
     let fact = got
         .iter()

@@ -132,6 +132,12 @@ impl Hippo {
                     let mut keywords = std::mem::take(&mut existing.keywords);
                     keywords.extend(item.keywords);
                     existing.keywords = fit_keywords(keywords);
+                    // Said again: the new turns are sources too (re-dreaming the same turns
+                    // adds nothing).
+                    crate::memory::merge_source_turns(
+                        &mut existing.source_turns,
+                        &item.source_turns,
+                    );
                     if item.sensitive {
                         existing.sensitive = true;
                         existing.sensitive_category =

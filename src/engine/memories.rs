@@ -50,6 +50,8 @@ pub struct NewMemory {
     pub emotion: Option<EmotionTag>,
     /// See [`Memory::context`].
     pub context: String,
+    /// See [`Memory::source_turns`].
+    pub source_turns: Vec<String>,
 }
 
 impl NewMemory {
@@ -69,6 +71,7 @@ impl NewMemory {
             collection: Collection::Memory,
             emotion: None,
             context: String::new(),
+            source_turns: Vec::new(),
         }
     }
 
@@ -101,6 +104,7 @@ impl NewMemory {
             collection: Collection::Memory,
             emotion: None,
             context: String::new(),
+            source_turns: Vec::new(),
         })
     }
 
@@ -138,6 +142,7 @@ impl NewMemory {
             collection: self.collection,
             emotion: self.emotion,
             context: self.context,
+            source_turns: self.source_turns,
             ..Memory::new(new_id("mem"), self.memory_type, self.summary, now)
         }
     }
@@ -471,15 +476,15 @@ impl Hippo {
     pub async fn list_memories(&self, npcid: &str, query: ListMemoriesQuery) -> Result<MemoryList> {
         self.require_npc(npcid).await?;
         let collection = match query.collection.as_deref().unwrap_or("memory") {
-            "memory" => Some(Collection::Memory),
-            "content" => Some(Collection::Content),
-            "emotion" => Some(Collection::Emotion),
             "all" => None,
-            other => {
-                return Err(Error::invalid(format!(
-                    "collection must be memory, content, emotion or all, not {other:?}"
-                )))
-            }
+            name => match Collection::parse(name) {
+                Some(c) => Some(c),
+                None => {
+                    return Err(Error::invalid(format!(
+                        "collection must be memory, content, emotion, diary or all, not {name:?}"
+                    )))
+                }
+            },
         };
         let limit = query
             .limit

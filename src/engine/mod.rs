@@ -13,7 +13,7 @@ mod search;
 mod tokens;
 mod transfer;
 
-pub use conversation::{LOG_PAGE_DEFAULT, LOG_PAGE_MAX};
+pub use conversation::{LOG_PAGE_DEFAULT, LOG_PAGE_MAX, MAX_TURN_CHARS};
 pub use ingest::{embedding_text, MemoryPlan};
 pub use memories::{
     NewMemory, MAX_CONTEXT_CHARS, MAX_KEYWORDS, MAX_KEYWORD_CHARS, MAX_SUMMARY_CHARS,

@@ -19,6 +19,7 @@
 //! trust clamped to 0..1, never the score; nothing found → `{"memories": []}`.
 
 use super::rank::Ranked;
+pub use super::voice::Voice;
 use crate::api::{RetrievalRequest, RetrievalResponse, RetrievedMemory, SearchHit, SearchResponse};
 use crate::error::{Error, Result};
 use crate::memory::MemoryType;
@@ -172,13 +173,15 @@ fn trust(confidence: f64) -> f64 {
     }
 }
 
-/// The memory_retrieval response body for ranked memories (best first).
-pub fn render_retrieval(ranked: &[Ranked]) -> RetrievalResponse {
+/// The memory_retrieval response body for ranked memories (best first); verbatim items are
+/// voiced for the character ([`Voice`]).
+pub fn render_retrieval(ranked: &[Ranked], voice: &Voice) -> RetrievalResponse {
     let items = ranked.iter().map(|r| {
         let c = &r.candidate;
+        let text = voice.render(c);
         RetrievedMemory {
             id: for_character(&c.id),
-            summary: truncate_summary(&for_character(&c.summary)),
+            summary: truncate_summary(&for_character(text.as_deref().unwrap_or(&c.summary))),
             memory_type: c.memory_type.as_str().to_string(),
             confidence: trust(c.confidence),
             updated_at: c.updated_at.to_rfc3339(),

@@ -226,11 +226,12 @@ fn collection_byte(c: Collection) -> u8 {
         Collection::Memory => 0,
         Collection::Content => 1,
         Collection::Emotion => 2,
+        Collection::Diary => 3,
     }
 }
 
 fn collection_from_byte(b: u8) -> Option<Collection> {
-    [Collection::Memory, Collection::Content, Collection::Emotion]
+    Collection::ALL
         .into_iter()
         .find(|c| collection_byte(*c) == b)
 }

@@ -25,6 +25,20 @@ pub fn block_on<F: Future>(future: F) -> F::Output {
     }
 }
 
+/// A Hippo over the in-memory store and index with the built-in engines, at a settable time.
+pub(crate) fn in_memory() -> (Hippo, Rc<MemoryStore>, Rc<FixedClock>) {
+    let store = Rc::new(MemoryStore::new());
+    let clock = Rc::new(FixedClock::at(Timestamp(0)));
+    let hippo = Hippo::new(Ports {
+        store: store.clone(),
+        vectors: Rc::new(MemoryVectorIndex::new()),
+        embedder: Rc::new(BuiltinEmbedder::new()),
+        llm: None,
+        clock: clock.clone(),
+    });
+    (hippo, store, clock)
+}
+
 struct Args {
     data: String,
     limit: Option<usize>,
@@ -153,15 +167,7 @@ fn replay(sample: &Value, args: &Args, totals: &mut Totals) -> Result<(), String
         .to_string();
     let conv = &sample["conversation"];
     let user = conv["speaker_a"].as_str().unwrap_or_default().to_string();
-    let store = Rc::new(MemoryStore::new());
-    let clock = Rc::new(FixedClock::at(Timestamp(0)));
-    let hippo = Hippo::new(Ports {
-        store: store.clone(),
-        vectors: Rc::new(MemoryVectorIndex::new()),
-        embedder: Rc::new(BuiltinEmbedder::new()),
-        llm: None,
-        clock: clock.clone(),
-    });
+    let (hippo, _store, clock) = in_memory();
     block_on(hippo.upsert_npc(&npcid, NpcUpsert::default())).map_err(|e| e.to_string())?;
     let mut sessions = 0;
     let mut turns = 0;

@@ -315,8 +315,9 @@ fn push_write(
                  confidence, importance, source, created_at, updated_at, last_accessed_at, \
                  access_count, encounter_count, event_time, expires_at, sensitive, \
                  superseded_by, emotion, context, lex, lex_ctx, lex_len, sensitive_category, \
-                 rev) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, \
-                 ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, {NEXT_MEMORY_REV}) \
+                 source_turns, rev) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, \
+                 ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, \
+                 {NEXT_MEMORY_REV}) \
                  ON CONFLICT (npcid, id) DO UPDATE SET collection = excluded.collection, \
                  type = excluded.type, summary = excluded.summary, \
                  keywords = excluded.keywords, confidence = excluded.confidence, \
@@ -329,7 +330,8 @@ fn push_write(
                  sensitive = excluded.sensitive, superseded_by = excluded.superseded_by, \
                  emotion = excluded.emotion, context = excluded.context, lex = excluded.lex, \
                  lex_ctx = excluded.lex_ctx, lex_len = excluded.lex_len, \
-                 sensitive_category = excluded.sensitive_category, rev = excluded.rev"
+                 sensitive_category = excluded.sensitive_category, \
+                 source_turns = excluded.source_turns, rev = excluded.rev"
                 ),
                 vec![
                     id,
@@ -356,6 +358,7 @@ fn push_write(
                     text(&doc.ctx),
                     real(doc.len),
                     opt_text(m.sensitive_category.map(|c| c.as_str())),
+                    json(&m.source_turns),
                 ],
             )?
         }

@@ -8,7 +8,7 @@
 use hippo::api::{NpcExport, RetrievalRequest, RetrievalResponse, EXPORT_FORMAT, EXPORT_VERSION};
 use hippo::diary::Diary;
 use hippo::error::Error;
-use hippo::memory::{Collection, Memory, MemoryType};
+use hippo::memory::{Memory, MemoryType};
 use hippo::npc::Npc;
 use hippo::pkg::{Pkg, PkgValue};
 use hippo::time::Timestamp;
@@ -62,26 +62,12 @@ pub fn document(now: Timestamp) -> NpcExport {
         .map(|(i, m)| {
             let at = now.plus_days(-m.days_ago);
             Memory {
-                id: format!("demo01_{i:02}"),
-                memory_type: m.memory_type,
-                summary: m.summary,
                 keywords: m.keywords,
                 confidence: m.confidence,
                 importance: m.importance,
                 source: m.source,
-                created_at: at,
-                updated_at: at,
-                last_accessed_at: at,
-                access_count: 0,
-                encounter_count: 1,
                 event_time: m.event_days_ago.map(|d| now.plus_days(-d)),
-                expires_at: None,
-                sensitive: false,
-                sensitive_category: None,
-                superseded_by: None,
-                collection: Collection::Memory,
-                emotion: None,
-                context: String::new(),
+                ..Memory::new(format!("demo01_{i:02}"), m.memory_type, m.summary, at)
             }
         })
         .collect();
