@@ -22,6 +22,7 @@ pub mod engine;
 pub mod error;
 pub mod ids;
 pub mod memory;
+pub mod nfkc;
 pub mod npc;
 pub mod order;
 pub mod pkg;
