@@ -21,6 +21,7 @@ pub mod dream;
 pub mod engine;
 pub mod error;
 pub mod ids;
+pub mod json;
 pub mod memory;
 pub mod nfkc;
 pub mod npc;

@@ -28,8 +28,7 @@ pub fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, hippo::Error> {
             .and_then(|json| json.as_string())
             .ok_or_else(|| hippo::Error::invalid("the request is not a JSON value"))?
     };
-    serde_json::from_str(&json)
-        .map_err(|e| hippo::Error::invalid(format!("invalid JSON body: {e}")))
+    hippo::json::parse(&json).map_err(|e| hippo::Error::invalid(format!("invalid JSON body: {e}")))
 }
 
 /// A core response → a plain JS object, exactly the JSON the HTTP route answers.
