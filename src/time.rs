@@ -6,7 +6,7 @@
 
 pub mod calendar;
 
-use chrono::{DateTime, NaiveDate, NaiveTime, SecondsFormat, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, NaiveTime, SecondsFormat, Timelike, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 pub const MS_PER_HOUR: i64 = 3_600_000;
@@ -61,8 +61,7 @@ impl Timestamp {
         if let Ok(dt) = DateTime::parse_from_rfc3339(text) {
             return Self::checked_from_ms(dt.timestamp_millis());
         }
-        let date = NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()?;
-        Self::checked_from_ms(midnight_ms(date))
+        Self::checked_from_ms(midnight_ms(parse_ymd(text)?))
     }
 
     /// Midnight UTC of `date`, saturating at the range's ends.
@@ -83,7 +82,7 @@ impl Timestamp {
 
     /// The date as `YYYY-MM-DD`.
     pub fn date_string(self) -> String {
-        self.date().format("%Y-%m-%d").to_string()
+        date_text(self.date())
     }
 
     /// `days` later (earlier if negative), saturating at the range's ends.
@@ -149,7 +148,80 @@ impl<'de> Deserialize<'de> for Timestamp {
 
 /// Parses `YYYY-MM-DD`.
 pub fn parse_date(text: &str) -> Option<NaiveDate> {
-    NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d").ok()
+    parse_ymd(text.trim())
+}
+
+// Dates are written and read here rather than by chrono's strftime-style `format` and
+// `parse_from_str`: those interpret their format string at run time, so every item of the
+// language (names of months, RFC 2822, time zones …) is compiled in, ~10 KB gzip of the npm
+// wasm for three fixed formats. The answers are chrono's (see the tests).
+
+/// `date` as chrono's `%Y-%m-%d` writes it: `2026-04-08`; a year outside 0–9999 with its
+/// sign (`+10000-01-01`, `-0001-01-01`). That is chrono's `Display` of a date.
+pub fn date_text(date: NaiveDate) -> String {
+    date.to_string()
+}
+
+/// `date`'s month as chrono's `%Y-%m` writes it: `2026-04`.
+pub fn month_text(date: NaiveDate) -> String {
+    let year = date.year();
+    if (0..10_000).contains(&year) {
+        format!("{year:04}-{:02}", date.month())
+    } else {
+        format!("{year:+05}-{:02}", date.month())
+    }
+}
+
+/// `instant` as chrono's `%Y-%m-%d %H:%M` writes it: `2026-04-08 10:30`.
+pub fn minute_text(instant: DateTime<Utc>) -> String {
+    format!(
+        "{} {:02}:{:02}",
+        instant.date_naive(),
+        instant.hour(),
+        instant.minute()
+    )
+}
+
+/// What chrono's `NaiveDate::parse_from_str(text, "%Y-%m-%d")` accepts, and the same date:
+/// whitespace before each number; the year as up to four digits, or any number of digits
+/// after a `+` or `-`; month and day as one or two digits; nothing after the day.
+pub fn parse_ymd(text: &str) -> Option<NaiveDate> {
+    let text = text.trim_start();
+    let (year, rest) = match text.as_bytes().first() {
+        Some(b'-') => {
+            let (n, rest) = leading_number(text.get(1..)?, usize::MAX)?;
+            (n.checked_neg()?, rest)
+        }
+        Some(b'+') => leading_number(text.get(1..)?, usize::MAX)?,
+        _ => leading_number(text, 4)?,
+    };
+    let (month, rest) = leading_number(rest.strip_prefix('-')?.trim_start(), 2)?;
+    let (day, rest) = leading_number(rest.strip_prefix('-')?.trim_start(), 2)?;
+    if !rest.is_empty() {
+        return None;
+    }
+    NaiveDate::from_ymd_opt(
+        i32::try_from(year).ok()?,
+        u32::try_from(month).ok()?,
+        u32::try_from(day).ok()?,
+    )
+}
+
+/// The number that the first 1 to `max_digits` ASCII digits of `text` write, and the rest.
+fn leading_number(text: &str, max_digits: usize) -> Option<(i64, &str)> {
+    let digits = text
+        .bytes()
+        .take(max_digits)
+        .take_while(u8::is_ascii_digit)
+        .count();
+    let (number, rest) = text.split_at_checked(digits)?;
+    let mut value: i64 = 0;
+    for digit in number.bytes() {
+        value = value
+            .checked_mul(10)?
+            .checked_add(i64::from(digit.checked_sub(b'0')?))?;
+    }
+    (digits > 0).then_some((value, rest))
 }
 
 #[cfg(test)]
@@ -195,6 +267,91 @@ mod tests {
             Timestamp(i64::MAX).hours_since(Timestamp(i64::MIN)),
             i64::MAX as f64 / 3.6e6
         );
+    }
+
+    /// chrono's answer, which `parse_ymd` replaces.
+    fn chrono_ymd(text: &str) -> Option<NaiveDate> {
+        NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()
+    }
+
+    #[test]
+    fn dates_parse_as_chrono_parses_them() {
+        for text in [
+            "2026-04-08",
+            "2026-4-8",
+            " 2026- 4-\t8",
+            "2026-04-08 ",
+            "2026-04-08x",
+            "02026-04-08",
+            "+2026-04-08",
+            "-2026-04-08",
+            "+002026-04-08",
+            "-0-01-01",
+            "+-1-01-01",
+            "-+1-01-01",
+            "+262143-12-31",
+            "+262144-01-01",
+            "-262144-01-01",
+            "-262145-01-01",
+            "+99999999999999999999-01-01",
+            "-9223372036854775808-01-01",
+            "2026-13-01",
+            "2026-00-10",
+            "2026-02-29",
+            "2024-02-29",
+            "2026-04-31",
+            "2026-04-001",
+            "2026-004-01",
+            "2026--04-08",
+            "2026-04",
+            "2026",
+            "",
+            " ",
+            "-",
+            "+",
+            "2026-04-",
+            "\u{3000}2026-04-08",
+            "２０２６-04-08",
+            "2026-04-0８",
+            "1-1-1",
+            "0000-01-01",
+            "9999-12-31",
+        ] {
+            assert_eq!(parse_ymd(text), chrono_ymd(text), "{text:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(5_000))]
+
+        #[test]
+        fn date_like_text_parses_as_chrono_parses_it(
+            text in "[ \t]{0,2}[+-]{0,2}[0-9]{0,7}[ ]?-{0,2}[ \t]?[0-9]{0,3}-?[ ]?[0-9]{0,3}[ x]?"
+        ) {
+            proptest::prop_assert_eq!(parse_ymd(&text), chrono_ymd(&text), "{:?}", text);
+        }
+
+        #[test]
+        fn near_dates_parse_as_chrono_parses_them(
+            text in "[ \t]?[+-]?[0-9]{1,6}-[ ]?[01]?[0-9]-[ \t]?[0-3]?[0-9][x ]?"
+        ) {
+            proptest::prop_assert_eq!(parse_ymd(&text), chrono_ymd(&text), "{:?}", text);
+        }
+
+        #[test]
+        fn any_text_parses_as_chrono_parses_it(text in "\\PC{0,14}") {
+            proptest::prop_assert_eq!(parse_ymd(&text), chrono_ymd(&text), "{:?}", text);
+        }
+
+        #[test]
+        fn dates_are_written_as_chrono_writes_them(day in 0..191_000_000_i64, minute in 0..1440_i64) {
+            let date = NaiveDate::MIN.checked_add_signed(chrono::TimeDelta::try_days(day).unwrap()).unwrap();
+            proptest::prop_assert_eq!(date_text(date), date.format("%Y-%m-%d").to_string());
+            proptest::prop_assert_eq!(month_text(date), date.format("%Y-%m").to_string());
+            let instant = date.and_hms_opt(0, 0, 0).unwrap().and_utc()
+                .checked_add_signed(chrono::TimeDelta::try_minutes(minute).unwrap()).unwrap();
+            proptest::prop_assert_eq!(minute_text(instant), instant.format("%Y-%m-%d %H:%M").to_string());
+        }
     }
 
     #[test]

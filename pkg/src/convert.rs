@@ -28,15 +28,21 @@ pub fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, hippo::Error> {
             .and_then(|json| json.as_string())
             .ok_or_else(|| hippo::Error::invalid("the request is not a JSON value"))?
     };
-    serde_json::from_str(&json)
-        .map_err(|e| hippo::Error::invalid(format!("invalid JSON body: {e}")))
+    hippo::json::parse(&json).map_err(|e| hippo::Error::invalid(format!("invalid JSON body: {e}")))
 }
 
-/// A core response → a plain JS object, exactly the JSON the HTTP route answers.
+/// A core response → a plain JS object, exactly the JSON the HTTP route answers: serde_json
+/// writes it (as the Worker does), `JSON.parse` reads it. One serializer for the responses and
+/// the store's snapshot keeps each type's serialization code in the wasm once.
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, hippo::Error> {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| hippo::Error::Internal(format!("cannot convert the response: {e}")))
+    let json = serde_json::to_string(value)
+        .map_err(|e| hippo::Error::Internal(format!("cannot convert the response: {e}")))?;
+    js_sys::JSON::parse(&json).map_err(|thrown| {
+        hippo::Error::Internal(format!(
+            "cannot convert the response: {}",
+            describe(&thrown)
+        ))
+    })
 }
 
 /// A core error → a JS `Error` whose `message` is what the HTTP API says and whose `code` is

@@ -369,7 +369,7 @@ pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
     let text =
         std::str::from_utf8(bytes).map_err(|_| Error::invalid("request body is not UTF-8"))?;
     let text = if text.trim().is_empty() { "{}" } else { text };
-    serde_json::from_str(text).map_err(|e| Error::invalid(format!("invalid JSON body: {e}")))
+    crate::json::parse(text).map_err(|e| Error::invalid(format!("invalid JSON body: {e}")))
 }
 
 fn path_param(raw: &RawRequest, name: &str) -> Result<String> {

@@ -7,8 +7,8 @@
 
 use super::Memory;
 use crate::ids::sha256_hex;
+use crate::nfkc::nfkc;
 use crate::ports::SimilarityThresholds;
-use unicode_normalization::UnicodeNormalization;
 
 mod slot;
 pub use slot::subject_slot;
@@ -17,7 +17,8 @@ pub use slot::subject_slot;
 /// punctuation, whitespace or control characters. Letters, digits and symbols such as emoji
 /// are kept.
 pub fn normalize_text(s: &str) -> String {
-    s.nfkc()
+    nfkc(s)
+        .chars()
         .flat_map(char::to_lowercase)
         .filter(|&c| !is_separator(c))
         .collect()

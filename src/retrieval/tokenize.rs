@@ -16,13 +16,13 @@
 )]
 
 use super::stopwords::{is_chinese_stop_bigram, is_chinese_stop_char, is_english_stopword};
+use crate::nfkc::nfkc;
 use rust_stemmers::{Algorithm, Stemmer};
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::OnceLock;
-use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
 /// True for characters tokenized as CJK n-grams.
 pub fn is_cjk(c: char) -> bool {
@@ -42,11 +42,7 @@ fn stemmer() -> &'static Stemmer {
 
 /// NFKC + lowercase: the form every other step sees.
 pub fn normalize(text: &str) -> String {
-    // Most text is already NFKC (all ASCII is); skip the decomposition pass then.
-    if is_nfkc_quick(text.chars()) == IsNormalized::Yes {
-        return text.chars().flat_map(char::to_lowercase).collect();
-    }
-    text.nfkc().flat_map(char::to_lowercase).collect()
+    nfkc(text).chars().flat_map(char::to_lowercase).collect()
 }
 
 /// A run of the normalized text, as the tokenizer splits it.

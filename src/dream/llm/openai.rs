@@ -54,7 +54,7 @@ impl OpenAiChat {
 
 /// `choices[0].message.content` of a chat-completion response.
 fn content_of(body: &str) -> PortResult<String> {
-    let value: Value = serde_json::from_str(body)
+    let value: Value = crate::json::parse(body)
         .map_err(|e| PortError::Backend(format!("LLM response is not JSON: {e}")))?;
     value
         .pointer("/choices/0/message/content")

@@ -43,7 +43,7 @@ pub fn json_object(text: &str) -> Result<Map<String, Value>, String> {
     let inner = unfence(text);
     let start = inner.find('{').ok_or("LLM output holds no JSON object")?;
     let end = object_end(&inner[start..]).ok_or("LLM output has an unterminated JSON object")?;
-    match serde_json::from_str::<Value>(&inner[start..start + end]) {
+    match crate::json::parse::<Value>(&inner[start..start + end]) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(_) => Err("LLM output is not a JSON object".into()),
         Err(e) => Err(format!("LLM output is not valid JSON: {e}")),

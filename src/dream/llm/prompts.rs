@@ -84,7 +84,7 @@ pub fn transcript(turns: &[Turn]) -> String {
             (_, Some(Role::User)) => "user",
             _ => "assistant",
         };
-        let when = t.ts.datetime().format("%Y-%m-%d %H:%M").to_string();
+        let when = crate::time::minute_text(t.ts.datetime());
         let line = data(&TurnData {
             ts: &when,
             role,

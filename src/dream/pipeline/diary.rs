@@ -48,7 +48,7 @@ pub(super) async fn run(
     // One entry per day the conversation happened on: a dream after midnight writes about
     // yesterday under yesterday's date, and a dream after a week away writes each day.
     for (day, turns) in by_day(&material, scan.today) {
-        let date = day.format("%Y-%m-%d").to_string();
+        let date = crate::time::date_text(day);
         let text = write_daily(hippo, day, &turns, name.as_deref()).await?;
         let entry = DiaryEntry {
             date: date.clone(),
@@ -104,7 +104,7 @@ pub(super) async fn run(
         hippo.upsert_vectors(npcid, vectors).await;
     }
     let last = written.last().cloned().unwrap_or(DiaryEntry {
-        date: scan.today.format("%Y-%m-%d").to_string(),
+        date: crate::time::date_text(scan.today),
         summary: String::new(),
     });
     Ok(DiaryReport {

@@ -120,7 +120,7 @@ pub(super) fn en_date(lower: &str, today: NaiveDate) -> Option<(NaiveDate, (usiz
             };
             return Some((date?, (start, e)));
         }
-        if let Ok(date) = NaiveDate::parse_from_str(word, "%Y-%m-%d") {
+        if let Some(date) = crate::time::parse_ymd(word) {
             return Some((date, (s, e)));
         }
         if let Some(month) = month_of(word) {

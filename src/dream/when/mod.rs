@@ -18,6 +18,7 @@ mod en;
 mod zh;
 
 use crate::time::calendar::{self, previous, upcoming};
+use crate::time::{date_text, month_text};
 use chrono::{Datelike, NaiveDate, Weekday};
 use en::*;
 use zh::*;
@@ -41,18 +42,14 @@ impl When {
                 && end.month() == self.date.month()
                 && end.succ_opt().is_none_or(|next| next.day() == 1);
             return if whole_month {
-                self.date.format("%Y-%m").to_string()
+                month_text(self.date)
             } else {
-                format!(
-                    "{}~{}",
-                    self.date.format("%Y-%m-%d"),
-                    end.format("%Y-%m-%d")
-                )
+                format!("{}~{}", date_text(self.date), date_text(end))
             };
         }
         match self.time {
-            Some((h, m)) => format!("{} {h:02}:{m:02}", self.date.format("%Y-%m-%d")),
-            None => self.date.format("%Y-%m-%d").to_string(),
+            Some((h, m)) => format!("{} {h:02}:{m:02}", date_text(self.date)),
+            None => date_text(self.date),
         }
     }
 

@@ -3,7 +3,7 @@
 //! with different values conflict (SPEC §2.3, the no-LLM rule).
 
 use super::{is_separator, normalize_text};
-use unicode_normalization::UnicodeNormalization;
+use crate::nfkc::nfkc;
 
 /// Predicate groups. The marker that starts earliest in the text names the slot (the longer
 /// one on a tie), so "用户住在叫做X的小区" is about residence. ASCII markers match whole
@@ -176,8 +176,8 @@ pub fn subject_slot(text: &str) -> Option<(String, String)> {
 /// NFKC, lowercase, curly apostrophes straightened, punctuation (other than `'`) turned into
 /// spaces, whitespace collapsed.
 fn prepare(text: &str) -> String {
-    let spaced: String = text
-        .nfkc()
+    let spaced: String = nfkc(text)
+        .chars()
         .flat_map(char::to_lowercase)
         .map(|c| match c {
             '\u{2018}' | '\u{2019}' => '\'',

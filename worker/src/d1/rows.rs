@@ -42,7 +42,7 @@ fn bad(what: &str, detail: impl std::fmt::Display) -> PortError {
 }
 
 fn parse_json<T: DeserializeOwned>(what: &str, text: &str) -> Result<T, PortError> {
-    serde_json::from_str(text).map_err(|e| bad(what, e))
+    hippo::json::parse(text).map_err(|e| bad(what, e))
 }
 
 #[derive(Debug, Deserialize)]

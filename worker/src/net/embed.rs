@@ -114,7 +114,7 @@ impl OpenAiEmbedder {
                 "embeddings API answered {status}: {excerpt}"
             )));
         }
-        let parsed: EmbeddingsResponse = serde_json::from_str(body)
+        let parsed: EmbeddingsResponse = hippo::json::parse(body)
             .map_err(|e| PortError::Backend(format!("embeddings API response: {e}")))?;
         if parsed.data.len() != expected {
             return Err(PortError::Backend(format!(
