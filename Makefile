@@ -51,9 +51,10 @@ test-worker: worker
 # --- end worker ---
 
 # --- npm ---
-# The npm package (pkg/): `make pkg` builds pkg/dist (nodejs, web, bundler); `make test-npm`
-# runs the node --test suites, the TypeScript consumer check and the store suite on the
-# persisted wasm store; `make test-browser` drives Debian chromium over the playground.
+# The npm package (pkg/): `make pkg` builds pkg/dist (nodejs and web glue, one .wasm);
+# `make test-npm` runs the node --test suites, the TypeScript consumer checks and the store
+# suite on the persisted wasm store; `make test-browser` drives Debian chromium over the
+# playground and over a page built from the packed tarball by webpack, Vite and esbuild.
 .PHONY: pkg test-npm test-browser bench-npm
 pkg: setup
 	bash scripts/build-pkg.sh
@@ -65,7 +66,7 @@ test-npm: pkg
 
 test-browser: pkg
 	bash scripts/setup-browser.sh
-	node --test tests/browser/
+	node --test tests/browser/ tests/bundlers/
 
 # Retrieval latency of the package (wasm in Node) beside the same engine path natively, on the
 # corpus of `hippo-bench latency`; prints the rows of docs/BENCHMARKS.md "npm".

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { consumerDir, fixedClock, memoryAdapter, rejectsWith, requireHippo, tempDir } from './helpers.mjs';
+import { NAME, consumerDir, fixedClock, memoryAdapter, rejectsWith, requireHippo, tempDir } from './helpers.mjs';
 
 const { Hippo } = requireHippo();
 
@@ -43,7 +43,7 @@ test('{file} storage: killing the process mid-save loses nothing acknowledged', 
   const file = path.join(tempDir(), 'crash.hippo');
   // Writes distinct memories forever, printing the number of each one acknowledged.
   const writer = `
-    const { Hippo } = require('hippo');
+    const { Hippo } = require(${JSON.stringify(NAME)});
     (async () => {
       const hippo = await Hippo.open({ storage: { file: ${JSON.stringify(file)} } });
       await hippo.createNpc('n').catch(() => {});

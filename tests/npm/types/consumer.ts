@@ -6,7 +6,7 @@ import {
   type MemoryType,
   type RetrievalResponse,
   type StorageAdapter,
-} from 'hippo';
+} from '@hippo-engine/hippo';
 
 async function main(): Promise<void> {
   const saved: { bytes: Uint8Array | null } = { bytes: null };
