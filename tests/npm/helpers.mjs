@@ -86,3 +86,17 @@ export function memoryAdapter() {
   };
   return adapter;
 }
+
+/** memoryAdapter() that can also append (the next load returns saved + appended bytes). */
+export function appendingAdapter() {
+  const adapter = memoryAdapter();
+  adapter.appends = 0;
+  adapter.append = async (bytes) => {
+    const joined = new Uint8Array(adapter.bytes.length + bytes.length);
+    joined.set(adapter.bytes);
+    joined.set(bytes, adapter.bytes.length);
+    adapter.bytes = joined;
+    adapter.appends += 1;
+  };
+  return adapter;
+}
