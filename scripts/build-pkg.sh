@@ -52,8 +52,20 @@ JS
 step "wasm-opt -Oz"
 "$WASM_OPT" -Oz "${FEATURES[@]}" "$DIST/web/${CRATE}_bg.wasm" -o "$DIST/web/${CRATE}_bg.wasm"
 
-# npm ships pkg/ alone: the repository's license goes in with it.
+# The request schemas the package checks keys against (pkg/src/shapes.rs), minified, as a
+# module of each glue's kind: the entry points hand them to the wasm.
+node - worker/src/http/openapi_components.json "$DIST" <<'JS'
+const fs = require('node:fs');
+const [file, dist] = process.argv.slice(2);
+const json = JSON.stringify(JSON.stringify(JSON.parse(fs.readFileSync(file, 'utf8'))));
+fs.writeFileSync(`${dist}/nodejs/shapes.js`, `module.exports = ${json};\n`);
+fs.writeFileSync(`${dist}/web/shapes.js`, `export default ${json};\n`);
+JS
+
+# npm ships pkg/ alone: the repository's license goes in with it. CommonJS consumers of
+# TypeScript (node16/nodenext, `require`) read index.d.cts: the same declarations.
 cp LICENSE pkg/LICENSE
+cp pkg/index.d.ts pkg/index.d.cts
 
 # Each glue directory says which module system its .js files use (the package is "module").
 printf '{ "type": "commonjs" }\n' > "$DIST/nodejs/package.json"

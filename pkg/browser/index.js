@@ -1,7 +1,9 @@
 // The browser entry (bundlers, and pages without one): the `web` wasm build, with
 // `{indexedDB: name}` storage. The .wasm is fetched and compiled on the first `Hippo.open`,
 // not at import, so importing the package costs nothing and needs no top-level await.
-import init, { Hippo, registerStorage as registerNow } from '../dist/web/hippo_wasm.js';
+import init, { Hippo, registerStorage as registerNow, setErrorClass, setRequestShapes } from '../dist/web/hippo_wasm.js';
+import shapes from '../dist/web/shapes.js';
+import { HippoError } from '../errors.js';
 import wasmUrl from './wasm-url.js';
 import { indexedDBStorage } from './indexeddb-storage.js';
 
@@ -14,11 +16,13 @@ function instantiate() {
   instantiating ??= init({ module_or_path: wasmUrl }).then(
     () => {
       instantiated = true;
+      setErrorClass(HippoError);
+      setRequestShapes(shapes);
       for (const [kind, factory] of kinds) registerNow(kind, factory);
     },
     (error) => {
       instantiating = undefined; // a later open tries again (e.g. after a network error)
-      throw error;
+      throw new HippoError(`cannot load the Hippo wasm module: ${error?.message ?? error}`, 'internal_error');
     },
   );
   return instantiating;
@@ -36,4 +40,4 @@ function registerStorage(kind, factory) {
   else kinds.set(kind, factory);
 }
 
-export { Hippo, registerStorage, indexedDBStorage };
+export { Hippo, HippoError, registerStorage, indexedDBStorage };

@@ -105,7 +105,7 @@ impl JsHippo {
     #[wasm_bindgen(js_name = createNpc)]
     pub fn create_npc(&self, npcid: String, request: JsValue) -> Promise {
         call(&self.inner, |i| async move {
-            let request: NpcUpsert = from_js(request)?;
+            let request: NpcUpsert = from_js(request, Some("NpcUpsert"))?;
             i.hippo.upsert_npc(&npcid, request).await
         })
     }
@@ -131,7 +131,7 @@ impl JsHippo {
     #[wasm_bindgen(js_name = listNpcs)]
     pub fn list_npcs(&self, page: JsValue) -> Promise {
         call(&self.inner, |i| async move {
-            let page: Page = from_js(page)?;
+            let page: Page = from_js(page, None)?;
             i.hippo
                 .list_npcs(
                     page.after.as_deref(),
@@ -154,7 +154,9 @@ impl JsHippo {
     #[wasm_bindgen(js_name = updatePkg)]
     pub fn update_pkg(&self, npcid: String, request: JsValue) -> Promise {
         call(&self.inner, |i| async move {
-            i.hippo.update_pkg(&npcid, from_js(request)?).await
+            i.hippo
+                .update_pkg(&npcid, from_js(request, Some("PkgUpdateRequest"))?)
+                .await
         })
     }
 
@@ -170,7 +172,9 @@ impl JsHippo {
     #[wasm_bindgen(js_name = applyEntityOps)]
     pub fn apply_entity_ops(&self, npcid: String, request: JsValue) -> Promise {
         call(&self.inner, |i| async move {
-            i.hippo.apply_entity_ops(&npcid, from_js(request)?).await
+            i.hippo
+                .apply_entity_ops(&npcid, from_js(request, Some("EntityOpsRequest"))?)
+                .await
         })
     }
 
@@ -187,7 +191,9 @@ impl JsHippo {
     #[wasm_bindgen(js_name = addConversation)]
     pub fn add_conversation(&self, npcid: String, request: JsValue) -> Promise {
         call(&self.inner, |i| async move {
-            i.hippo.append_conversation(&npcid, from_js(request)?).await
+            i.hippo
+                .append_conversation(&npcid, from_js(request, Some("ConversationAppend"))?)
+                .await
         })
     }
 
@@ -195,7 +201,7 @@ impl JsHippo {
     #[wasm_bindgen(js_name = getConversation)]
     pub fn get_conversation(&self, npcid: String, range: JsValue) -> Promise {
         call(&self.inner, |i| async move {
-            let range: LogRange = from_js(range)?;
+            let range: LogRange = from_js(range, None)?;
             i.hippo
                 .get_conversation(&npcid, range.since, range.limit.unwrap_or(LOG_PAGE_DEFAULT))
                 .await
@@ -214,7 +220,9 @@ impl JsHippo {
     #[wasm_bindgen(js_name = addMemories)]
     pub fn add_memories(&self, npcid: String, request: JsValue) -> Promise {
         call(&self.inner, |i| async move {
-            i.hippo.add_memories(&npcid, from_js(request)?).await
+            i.hippo
+                .add_memories(&npcid, from_js(request, Some("AddMemoriesRequest"))?)
+                .await
         })
     }
 
@@ -223,7 +231,7 @@ impl JsHippo {
     #[wasm_bindgen(js_name = listMemories)]
     pub fn list_memories(&self, npcid: String, query: JsValue) -> Promise {
         call(&self.inner, |i| async move {
-            let query: ListMemoriesQuery = from_js(query)?;
+            let query: ListMemoriesQuery = from_js(query, None)?;
             i.hippo.list_memories(&npcid, query).await
         })
     }
@@ -242,7 +250,7 @@ impl JsHippo {
     /// `POST /api/memories/{npcid}/search` with `{query, memory_types?, max_results?, …}`.
     pub fn search(&self, npcid: String, request: JsValue) -> Promise {
         call(&self.inner, |i| async move {
-            let request: SearchRequest = from_js(request)?;
+            let request: SearchRequest = from_js(request, Some("SearchRequest"))?;
             i.hippo.search(&npcid, request).await
         })
     }
@@ -251,7 +259,7 @@ impl JsHippo {
     /// max_results?}` → `{memories}`.
     pub fn retrieve(&self, npcid: String, request: JsValue) -> Promise {
         call(&self.inner, |i| async move {
-            let request: RetrievalRequest = from_js(request)?;
+            let request: RetrievalRequest = from_js(request, Some("RetrievalRequest"))?;
             i.hippo.retrieve(&npcid, request).await
         })
     }
@@ -269,7 +277,7 @@ impl JsHippo {
     #[wasm_bindgen(js_name = importNpc)]
     pub fn import_npc(&self, npcid: String, document: JsValue) -> Promise {
         call(&self.inner, |i| async move {
-            let document: NpcExport = from_js(document)?;
+            let document: NpcExport = from_js(document, Some("NpcExport"))?;
             i.hippo.import_npc(&npcid, document).await
         })
     }
