@@ -118,6 +118,7 @@ export interface StatusOk {
 
 export interface NpcSettings {
   diary_window: number;
+  /** Days a verbatim turn is kept; 0 (the default) keeps it as long as the NPC. */
   content_ttl_days: number;
   emotion_ttl_days: number;
 }
@@ -279,6 +280,8 @@ export interface DreamReport {
       importance: number;
       confidence: number;
       action: 'inserted' | 'reinforced' | 'superseded' | string;
+      sensitive?: true;
+      sensitive_category?: SensitiveCategory;
     }[];
     memories_written: boolean;
     dry_run?: true;
@@ -293,6 +296,17 @@ export interface DreamReport {
 
 // ---- Memories ----
 
+/** Why an item is sensitive (never returned by `retrieve`); see the Worker's docs/SECURITY.md. */
+export type SensitiveCategory =
+  | 'credentials'
+  | 'government_id'
+  | 'finance'
+  | 'health'
+  | 'sexuality'
+  | 'precise_location'
+  | 'contact'
+  | 'other';
+
 export interface MemoryInput {
   summary: string;
   type: MemoryType;
@@ -302,7 +316,10 @@ export interface MemoryInput {
   source?: string;
   event_time?: TimeInput;
   expires_at?: TimeInput;
+  /** Text the sensitivity detector flags is marked sensitive whatever this says. */
   sensitive?: boolean;
+  /** Implies `sensitive`. */
+  sensitive_category?: SensitiveCategory;
 }
 
 export interface AddMemoriesResponse {
@@ -311,6 +328,9 @@ export interface AddMemoriesResponse {
     id: string;
     action: 'inserted' | 'reinforced' | 'superseded';
     supersedes?: string;
+    /** The stored memory is sensitive (asked for, detected, or inherited from a duplicate). */
+    sensitive?: true;
+    sensitive_category?: SensitiveCategory;
   }[];
   /** Set when the memories are durable but have no vectors (embedding or index failure). */
   warning?: string;
@@ -332,11 +352,14 @@ export interface Memory {
   event_time?: Timestamp;
   expires_at?: Timestamp;
   sensitive: boolean;
+  sensitive_category?: SensitiveCategory;
   superseded_by?: string;
-  collection: 'memory' | 'content' | 'emotion';
+  collection: 'memory' | 'content' | 'emotion' | 'diary';
   emotion?: { label: string; intensity: number };
   /** Text around a record (e.g. a chunk's neighbouring turns): searched, never retrieved. */
   context?: string;
+  /** Ids of the conversation turns the record came from (docs/LIFECYCLE.md). */
+  source_turns?: string[];
 }
 
 export interface MemoryView extends Memory {
@@ -345,9 +368,29 @@ export interface MemoryView extends Memory {
   tier: 'core' | 'active' | 'background' | 'archive';
 }
 
+/** `updateMemory`: the fields to change (at least one); unknown fields are refused. */
+export interface MemoryPatch {
+  /** Re-embeds the memory and updates the lexical index. */
+  summary?: string;
+  type?: MemoryType;
+  keywords?: string[];
+  importance?: number;
+  /** `false` is refused while the summary holds what the sensitivity detector flags. */
+  sensitive?: boolean;
+  /** Implies `sensitive: true`. */
+  sensitive_category?: SensitiveCategory;
+}
+
+export interface UpdateMemoryResponse {
+  status: 'ok';
+  memory: MemoryView;
+  /** Set when the new text is stored but its vector is not (embedding or index failure). */
+  warning?: string;
+}
+
 export interface ListMemoriesQuery {
   types?: MemoryType[];
-  collection?: 'memory' | 'content' | 'emotion' | 'all';
+  collection?: 'memory' | 'content' | 'emotion' | 'diary' | 'all';
   include_superseded?: boolean;
   offset?: number;
   limit?: number;
@@ -379,6 +422,9 @@ export interface SearchHit {
   updated_at: Timestamp;
   source: string;
   score: number;
+  /** Only with `include_sensitive`: a stored mark or what the detector flags. */
+  sensitive: boolean;
+  sensitive_category?: SensitiveCategory;
   signals?: Record<string, number>;
 }
 
@@ -455,6 +501,8 @@ export declare class Hippo {
 
   addMemories(npcid: string, request: { memories: MemoryInput[] }): Promise<AddMemoriesResponse>;
   listMemories(npcid: string, query?: ListMemoriesQuery): Promise<MemoryList>;
+  /** PATCH /api/memories/{npcid}/{id}: change summary, type, keywords, importance, sensitivity. */
+  updateMemory(npcid: string, id: string, patch: MemoryPatch): Promise<UpdateMemoryResponse>;
   deleteMemory(npcid: string, id: string): Promise<StatusOk>;
 
   /** The ranked search of POST /api/memories/{npcid}/search. */

@@ -1,15 +1,25 @@
 //! Wire shapes: the JSON bodies of the HTTP routes (SPEC §3) and the npm API (SPEC §4).
 //! Defined once here; the Worker and the npm package serialize exactly these.
+#![deny(
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    clippy::arithmetic_side_effects
+)]
 
 use crate::conversation::Turn;
 use crate::diary::DiaryEntry;
+pub use crate::memory::MemoryPatch;
 use crate::memory::{Memory, MemoryInput};
 use crate::npc::NpcSettings;
 use crate::pkg::{Pkg, PkgUpdate};
 use crate::relationship::{Entity, EntityOp};
+use crate::sensitive::Category;
 use crate::time::Timestamp;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
+
+mod operation;
+pub use operation::{param, parse_body, OpKind, Operation, RawRequest, Reply};
 
 /// `{"status": "ok"}` plus nothing else.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -184,6 +194,12 @@ pub struct ExtractedMemoryReport {
     pub importance: f64,
     pub confidence: f64,
     pub action: String,
+    /// The stored memory is sensitive (the extractor's or the LLM's mark, the detector's
+    /// floor, or a sensitive duplicate).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sensitive: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sensitive_category: Option<Category>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -263,6 +279,35 @@ pub struct AddMemoryResult {
     pub action: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub supersedes: Option<String>,
+    /// Set when the stored memory is sensitive (asked for, detected, or inherited from the
+    /// memory it duplicates or replaces): memory_retrieval never returns it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sensitive: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sensitive_category: Option<Category>,
+}
+
+impl AddMemoryResult {
+    /// What happened to `memory` (the stored version).
+    pub fn new(memory: &Memory, action: &str, supersedes: Option<String>) -> Self {
+        AddMemoryResult {
+            id: memory.id.clone(),
+            action: action.to_string(),
+            supersedes,
+            sensitive: memory.sensitive,
+            sensitive_category: memory.sensitive_category,
+        }
+    }
+}
+
+/// The answer of `PATCH /api/memories/{npcid}/{id}`: the memory as now stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UpdateMemoryResponse {
+    pub status: String,
+    pub memory: MemoryView,
+    /// Set when the new text is stored but its vector is not (see [`AddMemoriesResponse`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -318,6 +363,11 @@ pub struct SearchHit {
     pub updated_at: String,
     pub source: String,
     pub score: f64,
+    /// Only with `include_sensitive`: memory_retrieval never returns such an item.
+    #[serde(default)]
+    pub sensitive: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sensitive_category: Option<Category>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signals: Option<IndexMap<String, f64>>,
 }
@@ -353,6 +403,14 @@ pub struct RetrievedMemory {
     pub confidence: f64,
     pub updated_at: String,
     pub source: String,
+}
+
+/// `POST /api/npc/{npcid}/vectors/rebuild`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RebuildResponse {
+    pub status: String,
+    /// How many vectors were written.
+    pub vectors: usize,
 }
 
 // ---- Tokens (SPEC §3.3) ----

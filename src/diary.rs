@@ -38,7 +38,7 @@ pub fn put_daily(diary: &Diary, entry: DiaryEntry, window: usize) -> DiaryRoll {
         .cloned()
         .collect();
     dailies.push(entry);
-    dailies.sort_by(|a, b| a.date.cmp(&b.date));
+    crate::order::sort_by(&mut dailies, oldest_first);
     let excess = dailies.len().saturating_sub(window.max(1));
     let overflow: Vec<DiaryEntry> = dailies.drain(..excess).collect();
     DiaryRoll {
@@ -53,8 +53,12 @@ pub fn put_daily(diary: &Diary, entry: DiaryEntry, window: usize) -> DiaryRoll {
 /// The dailies newest first, as `GET /api/diary` shows them.
 pub fn newest_first(diary: &Diary) -> Vec<DiaryEntry> {
     let mut dailies = diary.dailies.clone();
-    dailies.sort_by(|a, b| b.date.cmp(&a.date));
+    crate::order::sort_by(&mut dailies, |a, b| oldest_first(b, a));
     dailies
+}
+
+fn oldest_first(a: &DiaryEntry, b: &DiaryEntry) -> std::cmp::Ordering {
+    a.date.cmp(&b.date)
 }
 
 #[cfg(test)]

@@ -221,6 +221,7 @@ mod tests {
             ("TurnInput", fields::<TurnInput>()),
             ("AddMemoriesRequest", fields::<AddMemoriesRequest>()),
             ("MemoryInput", fields::<hippo::memory::MemoryInput>()),
+            ("MemoryPatch", fields::<hippo::memory::MemoryPatch>()),
             ("SearchRequest", fields::<SearchRequest>()),
             ("RetrievalRequest", fields::<RetrievalRequest>()),
             ("NpcExport", fields::<NpcExport>()),

@@ -2,7 +2,7 @@
 //! dream: each new memory is compared with the most similar live memories of its type and is
 //! inserted, reinforces a duplicate, or supersedes an older value.
 
-use super::memories::NewMemory;
+use super::memories::{fit_keywords, NewMemory};
 use super::Hippo;
 use crate::api::AddMemoryResult;
 use crate::error::{Error, Result};
@@ -44,9 +44,21 @@ impl Hippo {
     /// it. Exact duplicates and near-identical texts reinforce the existing memory; a new
     /// value for the same subject slot supersedes the old one (kept as history); the
     /// ambiguous band asks the LLM when one is configured, else the deterministic rules.
-    /// Content and emotion records are inserted as they are.
-    pub async fn plan_memories(&self, npcid: &str, items: Vec<NewMemory>) -> Result<MemoryPlan> {
+    /// Content and emotion records are inserted as they are. Sensitivity is a floor: what the
+    /// detector flags is sensitive, and a sensitive duplicate or successor makes the kept
+    /// memory sensitive (never the other way).
+    pub async fn plan_memories(
+        &self,
+        npcid: &str,
+        mut items: Vec<NewMemory>,
+    ) -> Result<MemoryPlan> {
         let now = self.now();
+        // What the dream extracted is cut to the limits every stored memory keeps, after the
+        // detector has read the whole text.
+        for item in &mut items {
+            item.apply_sensitivity_floor();
+            item.fit_limits();
+        }
         let texts: Vec<String> = items
             .iter()
             .map(|m| embedding_text(&m.summary, &m.keywords))
@@ -92,18 +104,17 @@ impl Hippo {
             let mut decision = conflict::decide(&item.summary, &refs, thresholds);
             if let Decision::Ambiguous { id } = &decision {
                 let old = candidates.iter().find(|(m, _)| &m.id == id).map(|(m, _)| m);
-                let verdict = match old {
-                    Some(old) => self.verdict(&item.summary, &old.summary).await,
-                    None => Verdict::Distinct,
-                };
-                decision = match verdict {
-                    Verdict::Duplicate => Decision::Reinforce { id: id.clone() },
-                    Verdict::Supersedes => {
-                        let old = old.cloned().expect("a verdict needs the old memory");
-                        plan_supersede(&mut plan, &mut touched, item, vector, &old, now);
-                        continue;
-                    }
-                    Verdict::Distinct => Decision::Insert,
+                decision = match old {
+                    Some(old) => match self.verdict(&item.summary, &old.summary).await {
+                        Verdict::Duplicate => Decision::Reinforce { id: id.clone() },
+                        Verdict::Supersedes => {
+                            let old = old.clone();
+                            plan_supersede(&mut plan, &mut touched, item, vector, &old, now);
+                            continue;
+                        }
+                        Verdict::Distinct => Decision::Insert,
+                    },
+                    None => Decision::Insert,
                 };
             }
             match decision {
@@ -118,19 +129,26 @@ impl Hippo {
                         return Err(Error::Internal(format!("candidate {id} vanished")));
                     };
                     reinforce_on_encounter(&mut existing, item.importance, now);
-                    for k in item.keywords {
-                        if !existing.keywords.contains(&k) {
-                            existing.keywords.push(k);
-                        }
+                    let mut keywords = std::mem::take(&mut existing.keywords);
+                    keywords.extend(item.keywords);
+                    existing.keywords = fit_keywords(keywords);
+                    // Said again: the new turns are sources too (re-dreaming the same turns
+                    // adds nothing).
+                    crate::memory::merge_source_turns(
+                        &mut existing.source_turns,
+                        &item.source_turns,
+                    );
+                    if item.sensitive {
+                        existing.sensitive = true;
+                        existing.sensitive_category =
+                            existing.sensitive_category.or(item.sensitive_category);
                     }
-                    plan.results.push(AddMemoryResult {
-                        id: id.clone(),
-                        action: "reinforced".into(),
-                        supersedes: None,
-                    });
+                    plan.results
+                        .push(AddMemoryResult::new(&existing, "reinforced", None));
                     touched.insert(id, existing);
                 }
-                Decision::Insert => plan_insert(
+                // An ambiguous pair is resolved above; left over, it is a new memory.
+                Decision::Insert | Decision::Ambiguous { .. } => plan_insert(
                     &mut plan,
                     &mut touched,
                     &mut known_vectors,
@@ -138,7 +156,6 @@ impl Hippo {
                     vector,
                     now,
                 ),
-                Decision::Ambiguous { .. } => unreachable!("resolved above"),
             }
         }
         plan.writes = touched
@@ -270,11 +287,8 @@ fn plan_insert(
     now: Timestamp,
 ) {
     let memory = item.into_memory(now);
-    plan.results.push(AddMemoryResult {
-        id: memory.id.clone(),
-        action: "inserted".into(),
-        supersedes: None,
-    });
+    plan.results
+        .push(AddMemoryResult::new(&memory, "inserted", None));
     if let Some(v) = vector {
         known_vectors.insert(memory.id.clone(), v.clone());
         plan.vectors.push(vector_item(&memory, v));
@@ -291,15 +305,20 @@ fn plan_supersede(
     old: &Memory,
     now: Timestamp,
 ) {
-    let memory = item.into_memory(now);
+    let mut memory = item.into_memory(now);
     // The plan's own version of the old memory if it already touched it.
     let mut old = touched.get(&old.id).cloned().unwrap_or_else(|| old.clone());
     old.superseded_by = Some(memory.id.clone());
-    plan.results.push(AddMemoryResult {
-        id: memory.id.clone(),
-        action: "superseded".into(),
-        supersedes: Some(old.id.clone()),
-    });
+    // A new value of a sensitive fact is sensitive too: the subject was judged so.
+    if old.sensitive && !memory.sensitive {
+        memory.sensitive = true;
+        memory.sensitive_category = old.sensitive_category;
+    }
+    plan.results.push(AddMemoryResult::new(
+        &memory,
+        "superseded",
+        Some(old.id.clone()),
+    ));
     touched.insert(old.id.clone(), old);
     if let Some(v) = vector {
         plan.vectors.push(vector_item(&memory, v));

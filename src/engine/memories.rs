@@ -5,11 +5,15 @@ use super::ingest::{embedding_text, vector_item};
 use super::{Hippo, ListMemoriesQuery, MAX_ATTEMPTS};
 use crate::api::*;
 use crate::error::{Error, Result};
-use crate::ids::{new_id, validate_npcid};
+use crate::ids::{is_path_safe_id, new_id, validate_npcid};
 use crate::memory::conflict;
 use crate::memory::strength;
+use crate::memory::MemoryPatch;
 use crate::memory::{Collection, EmotionTag, Memory, MemoryInput, MemoryType};
+use crate::npc::Npc;
+use crate::pkg::cut_chars;
 use crate::ports::{MemoryFilter, Write, WriteBatch};
+use crate::sensitive::{self, Category};
 use crate::time::Timestamp;
 
 /// Limits of `POST /api/memories`.
@@ -17,9 +21,15 @@ pub const MAX_MEMORIES_PER_ADD: usize = 100;
 pub const MAX_SUMMARY_CHARS: usize = 2_000;
 pub const MAX_KEYWORDS: usize = 32;
 pub const MAX_KEYWORD_CHARS: usize = 64;
+pub const MAX_SOURCE_CHARS: usize = 64;
+/// A record's `context` (a conversation chunk's neighbouring turns) at most.
+pub const MAX_CONTEXT_CHARS: usize = 2 * MAX_SUMMARY_CHARS + 1;
 /// Page size bounds of `GET /api/memories`.
 pub const MEMORY_PAGE_DEFAULT: usize = 50;
 pub const MEMORY_PAGE_MAX: usize = 500;
+/// The largest `offset` of `GET /api/memories` passed on to the store: 2^53 - 1, the largest
+/// integer a JS number (D1's binding) holds exactly. A larger one lists nothing, as it would.
+pub const MAX_LIST_OFFSET: u64 = 9_007_199_254_740_991;
 /// Memories per embedder call when re-embedding.
 const EMBED_CHUNK: usize = 64;
 
@@ -35,10 +45,13 @@ pub struct NewMemory {
     pub event_time: Option<Timestamp>,
     pub expires_at: Option<Timestamp>,
     pub sensitive: bool,
+    pub sensitive_category: Option<Category>,
     pub collection: Collection,
     pub emotion: Option<EmotionTag>,
     /// See [`Memory::context`].
     pub context: String,
+    /// See [`Memory::source_turns`].
+    pub source_turns: Vec<String>,
 }
 
 impl NewMemory {
@@ -54,84 +67,66 @@ impl NewMemory {
             event_time: None,
             expires_at: None,
             sensitive: false,
+            sensitive_category: None,
             collection: Collection::Memory,
             emotion: None,
             context: String::new(),
+            source_turns: Vec::new(),
         }
     }
 
     /// Validates one `POST /api/memories` item; errors name its index.
     pub fn from_input(input: &MemoryInput, i: usize) -> Result<Self> {
         let at = |what: &str| format!("memories[{i}].{what}");
-        let summary = input.summary.trim();
-        if summary.is_empty() {
-            return Err(Error::invalid(format!("{} cannot be empty", at("summary"))));
-        }
-        if summary.chars().count() > MAX_SUMMARY_CHARS {
-            return Err(Error::invalid(format!(
-                "{} is longer than {MAX_SUMMARY_CHARS} characters",
-                at("summary")
-            )));
-        }
-        let memory_type = MemoryType::parse(&input.memory_type).ok_or_else(|| {
-            Error::invalid(format!(
-                "{} must be one of preference, style, profile, history, project, constraint, \
-                 relationship, other",
-                at("type")
-            ))
-        })?;
-        if input.keywords.len() > MAX_KEYWORDS
-            || input
-                .keywords
-                .iter()
-                .any(|k| k.chars().count() > MAX_KEYWORD_CHARS)
-        {
-            return Err(Error::invalid(format!(
-                "{}: at most {MAX_KEYWORDS} keywords of at most {MAX_KEYWORD_CHARS} characters",
-                at("keywords")
-            )));
-        }
-        let unit = |v: Option<f64>, name: &str, default: f64| -> Result<f64> {
-            match v {
-                None => Ok(default),
-                Some(x) if (0.0..=1.0).contains(&x) => Ok(x),
-                Some(_) => Err(Error::invalid(format!(
-                    "{} must be between 0 and 1",
-                    at(name)
-                ))),
-            }
-        };
         let source = input
             .source
             .as_deref()
             .map(str::trim)
             .filter(|s| !s.is_empty())
             .unwrap_or("long_term_memory");
-        if source.chars().count() > 64 {
-            return Err(Error::invalid(format!(
-                "{} is longer than 64 characters",
-                at("source")
-            )));
-        }
+        check_source(source, &at("source"))?;
+        let sensitive_category = input
+            .sensitive_category
+            .as_deref()
+            .map(|name| check_category(name, &at("sensitive_category")))
+            .transpose()?;
         Ok(NewMemory {
-            summary: summary.to_string(),
-            memory_type,
-            keywords: input
-                .keywords
-                .iter()
-                .map(|k| k.trim().to_string())
-                .filter(|k| !k.is_empty())
-                .collect(),
-            confidence: unit(input.confidence, "confidence", 0.8)?,
-            importance: unit(input.importance, "importance", 0.5)?,
+            summary: check_summary(&input.summary, &at("summary"))?,
+            memory_type: check_type(&input.memory_type, &at("type"))?,
+            keywords: check_keywords(&input.keywords, &at("keywords"))?,
+            confidence: check_unit(input.confidence, &at("confidence"))?.unwrap_or(0.8),
+            importance: check_unit(input.importance, &at("importance"))?.unwrap_or(0.5),
             source: source.to_string(),
             event_time: input.event_time,
             expires_at: input.expires_at,
-            sensitive: input.sensitive,
+            sensitive: input.sensitive || sensitive_category.is_some(),
+            sensitive_category,
             collection: Collection::Memory,
             emotion: None,
             context: String::new(),
+            source_turns: Vec::new(),
         })
+    }
+
+    /// Brings a record the dream made within the limits every stored memory keeps (the write
+    /// route refuses what is over them; the dream's text is cut instead): summary and
+    /// context cut, keywords trimmed, de-duplicated, cut and at most [`MAX_KEYWORDS`].
+    pub(crate) fn fit_limits(&mut self) {
+        self.summary = cut_chars(self.summary.trim(), MAX_SUMMARY_CHARS);
+        self.context = cut_chars(&self.context, MAX_CONTEXT_CHARS);
+        self.source = cut_chars(&self.source, MAX_SOURCE_CHARS);
+        self.keywords = fit_keywords(std::mem::take(&mut self.keywords));
+    }
+
+    /// The sensitivity floor (docs/SECURITY.md): a memory whose text the detector flags is
+    /// sensitive whatever its writer said; a marked one gets the detector's category when it
+    /// came without one.
+    pub(crate) fn apply_sensitivity_floor(&mut self) {
+        let detected = sensitive::category_of(&self.summary);
+        if self.sensitive || detected.is_some() {
+            self.sensitive = true;
+            self.sensitive_category = self.sensitive_category.or(detected);
+        }
     }
 
     pub(crate) fn into_memory(self, now: Timestamp) -> Memory {
@@ -143,12 +138,252 @@ impl NewMemory {
             event_time: self.event_time,
             expires_at: self.expires_at,
             sensitive: self.sensitive,
+            sensitive_category: self.sensitive_category,
             collection: self.collection,
             emotion: self.emotion,
             context: self.context,
+            source_turns: self.source_turns,
             ..Memory::new(new_id("mem"), self.memory_type, self.summary, now)
         }
     }
+}
+
+/// Keywords within the limits: trimmed, blank and repeated ones dropped, each cut to
+/// [`MAX_KEYWORD_CHARS`], at most [`MAX_KEYWORDS`] (the first ones).
+pub(crate) fn fit_keywords(keywords: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for k in keywords {
+        let k = cut_chars(k.trim(), MAX_KEYWORD_CHARS);
+        if !k.is_empty() && !out.contains(&k) && out.len() < MAX_KEYWORDS {
+            out.push(k);
+        }
+    }
+    out
+}
+
+/// Why memories written just now have no vectors, if they have none.
+fn vectors_warning(npcid: &str, embedding_error: Option<String>, indexed: bool) -> Option<String> {
+    let why = match (embedding_error, indexed) {
+        (Some(err), _) => format!("the embedding service failed ({err})"),
+        (None, false) => "the vector index failed".to_string(),
+        (None, true) => return None,
+    };
+    Some(format!(
+        "stored without vectors: {why}; they are found lexically until \
+         POST /api/npc/{npcid}/vectors/rebuild"
+    ))
+}
+
+/// A validated [`MemoryPatch`]: `None` leaves a field as it is.
+#[derive(Debug, Clone, Default)]
+struct MemoryChange {
+    summary: Option<String>,
+    memory_type: Option<MemoryType>,
+    keywords: Option<Vec<String>>,
+    importance: Option<f64>,
+    /// `Some(false)`: make it not sensitive; `Some(true)`: sensitive (with the category, if
+    /// one was given).
+    sensitive: Option<bool>,
+    sensitive_category: Option<Category>,
+}
+
+impl MemoryChange {
+    fn from_patch(patch: &MemoryPatch) -> Result<Self> {
+        let change = MemoryChange {
+            summary: patch
+                .summary
+                .as_deref()
+                .map(|s| check_summary(s, "summary"))
+                .transpose()?,
+            memory_type: patch
+                .memory_type
+                .as_deref()
+                .map(|t| check_type(t, "type"))
+                .transpose()?,
+            keywords: patch
+                .keywords
+                .as_deref()
+                .map(|k| check_keywords(k, "keywords"))
+                .transpose()?,
+            importance: check_unit(patch.importance, "importance")?,
+            sensitive: patch
+                .sensitive
+                .or(patch.sensitive_category.as_ref().map(|_| true)),
+            sensitive_category: patch
+                .sensitive_category
+                .as_deref()
+                .map(|c| check_category(c, "sensitive_category"))
+                .transpose()?,
+        };
+        if patch.sensitive == Some(false) && change.sensitive_category.is_some() {
+            return Err(Error::invalid(
+                "sensitive_category names why a memory is sensitive; it cannot go with \
+                 sensitive: false",
+            ));
+        }
+        let nothing = change.summary.is_none()
+            && change.memory_type.is_none()
+            && change.keywords.is_none()
+            && change.importance.is_none()
+            && change.sensitive.is_none();
+        if nothing {
+            return Err(Error::invalid(
+                "nothing to change: give summary, type, keywords, importance, sensitive or \
+                 sensitive_category",
+            ));
+        }
+        Ok(change)
+    }
+
+    /// Whether the memory's vector (and its type filter in the index) must be rewritten.
+    fn reindexes(&self) -> bool {
+        self.summary.is_some() || self.keywords.is_some() || self.memory_type.is_some()
+    }
+
+    fn apply(&self, mut m: Memory, now: Timestamp) -> Result<Memory> {
+        if let Some(summary) = &self.summary {
+            m.summary = summary.clone();
+        }
+        if let Some(t) = self.memory_type {
+            m.memory_type = t;
+        }
+        if let Some(keywords) = &self.keywords {
+            m.keywords = keywords.clone();
+        }
+        if let Some(importance) = self.importance {
+            m.importance = importance;
+        }
+        let detected = sensitive::category_of(&m.summary);
+        match (self.sensitive, detected) {
+            (Some(false), Some(category)) => {
+                return Err(Error::invalid(format!(
+                    "the summary holds {} data the sensitivity detector flags; edit the \
+                     summary, or keep the memory sensitive",
+                    category.as_str()
+                )))
+            }
+            (Some(false), None) => {
+                m.sensitive = false;
+                m.sensitive_category = None;
+            }
+            (Some(true), _) => {
+                m.sensitive = true;
+                m.sensitive_category = self
+                    .sensitive_category
+                    .or(m.sensitive_category)
+                    .or(detected);
+            }
+            // A summary that now holds a secret is marked, as a new memory would be.
+            (None, Some(category)) if !m.sensitive => {
+                m.sensitive = true;
+                m.sensitive_category = Some(category);
+            }
+            (None, _) => {}
+        }
+        m.updated_at = now;
+        Ok(m)
+    }
+}
+
+/// The field validators of `POST /api/memories` and `PATCH /api/memories/{npcid}/{id}`;
+/// `at` names the field in errors.
+/// A summary: non-empty after trimming, at most [`MAX_SUMMARY_CHARS`] characters; trimmed.
+pub(crate) fn check_summary(summary: &str, at: &str) -> Result<String> {
+    let summary = summary.trim();
+    super::conversation::check_text(summary, at, MAX_SUMMARY_CHARS)?;
+    Ok(summary.to_string())
+}
+
+pub(crate) fn check_type(name: &str, at: &str) -> Result<MemoryType> {
+    MemoryType::parse(name).ok_or_else(|| {
+        Error::invalid(format!(
+            "{at} must be one of preference, style, profile, history, project, constraint, \
+             relationship, other"
+        ))
+    })
+}
+
+fn check_source(source: &str, what: &str) -> Result<()> {
+    if source.chars().count() > MAX_SOURCE_CHARS {
+        return Err(Error::invalid(format!(
+            "{what} is longer than {MAX_SOURCE_CHARS} characters"
+        )));
+    }
+    Ok(())
+}
+
+/// An id a record is stored and addressed by (`DELETE /api/memories/{npcid}/{id}`).
+fn check_record_id(id: &str, what: &str) -> Result<()> {
+    if is_path_safe_id(id) {
+        Ok(())
+    } else {
+        Err(Error::invalid(format!(
+            "{what} must be 1-64 characters of A-Z a-z 0-9 _ . : - (not . or ..)"
+        )))
+    }
+}
+
+/// Checks a stored memory (an import) by the rules of `POST /api/memories`, plus what only
+/// stored records have: an addressable id, `superseded_by`, `context`, an emotion tag.
+/// Keywords are expected within limits already ([`fit_keywords`]).
+pub(crate) fn validate_record(m: &Memory, what: &str) -> Result<()> {
+    let at = |field: &str| format!("{what}.{field}");
+    check_record_id(&m.id, &at("id"))?;
+    check_summary(&m.summary, &at("summary"))?;
+    check_keywords(&m.keywords, &at("keywords"))?;
+    check_unit(Some(m.confidence), &at("confidence"))?;
+    check_unit(Some(m.importance), &at("importance"))?;
+    check_source(&m.source, &at("source"))?;
+    if let Some(id) = &m.superseded_by {
+        check_record_id(id, &at("superseded_by"))?;
+    }
+    if m.context.chars().count() > MAX_CONTEXT_CHARS {
+        return Err(Error::invalid(format!(
+            "{} is longer than {MAX_CONTEXT_CHARS} characters",
+            at("context")
+        )));
+    }
+    if let Some(emotion) = &m.emotion {
+        check_unit(Some(emotion.intensity), &at("emotion.intensity"))?;
+        if emotion.label.chars().count() > MAX_KEYWORD_CHARS {
+            return Err(Error::invalid(format!(
+                "{} is longer than {MAX_KEYWORD_CHARS} characters",
+                at("emotion.label")
+            )));
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn check_keywords(keywords: &[String], at: &str) -> Result<Vec<String>> {
+    if keywords.len() > MAX_KEYWORDS
+        || keywords
+            .iter()
+            .any(|k| k.chars().count() > MAX_KEYWORD_CHARS)
+    {
+        return Err(Error::invalid(format!(
+            "{at}: at most {MAX_KEYWORDS} keywords of at most {MAX_KEYWORD_CHARS} characters"
+        )));
+    }
+    Ok(keywords
+        .iter()
+        .map(|k| k.trim().to_string())
+        .filter(|k| !k.is_empty())
+        .collect())
+}
+
+pub(crate) fn check_unit(value: Option<f64>, at: &str) -> Result<Option<f64>> {
+    match value {
+        Some(x) if !(0.0..=1.0).contains(&x) => {
+            Err(Error::invalid(format!("{at} must be between 0 and 1")))
+        }
+        other => Ok(other),
+    }
+}
+
+pub(crate) fn check_category(name: &str, at: &str) -> Result<Category> {
+    Category::parse(name)
+        .ok_or_else(|| Error::invalid(format!("{at} must be one of {}", Category::NAMES)))
 }
 
 impl Hippo {
@@ -182,22 +417,58 @@ impl Hippo {
             };
             if self.try_commit(npcid, batch).await? {
                 let indexed = self.upsert_vectors(npcid, plan.vectors).await;
-                let why = match (plan.embedding_error, indexed) {
-                    (Some(err), _) => Some(format!("the embedding service failed ({err})")),
-                    (None, false) => Some("the vector index failed".to_string()),
-                    (None, true) => None,
-                };
                 return Ok(AddMemoriesResponse {
                     status: "ok".into(),
                     results: plan.results,
-                    warning: why.map(|why| {
-                        format!(
-                            "stored without vectors: {why}; they are found lexically until \
-                             POST /api/npc/{npcid}/vectors/rebuild"
-                        )
-                    }),
+                    warning: vectors_warning(npcid, plan.embedding_error, indexed),
                 });
             }
+        }
+        Err(Self::too_contended(npcid))
+    }
+
+    /// `PATCH /api/memories/{npcid}/{id}`: changes the fields given, with the validation of
+    /// `POST /api/memories`. A new summary, keywords or type re-embed the memory (and the
+    /// lexical index follows the stored text). Sensitivity stays a floor: `sensitive: false`
+    /// on a text the detector flags is refused, and a new summary it flags is marked.
+    pub async fn update_memory(
+        &self,
+        npcid: &str,
+        id: &str,
+        patch: MemoryPatch,
+    ) -> Result<UpdateMemoryResponse> {
+        validate_npcid(npcid)?;
+        let change = MemoryChange::from_patch(&patch)?;
+        if change.reindexes() {
+            self.check_embedder(true).await?;
+        }
+        for _ in 0..MAX_ATTEMPTS {
+            let (npc, current) = self.require_memory(npcid, id).await?;
+            let memory = change.apply(current, self.now())?;
+            let mut batch = WriteBatch::expecting(npc.version);
+            batch.push(Write::PutMemory {
+                memory: memory.clone(),
+            });
+            if !self.try_commit(npcid, batch).await? {
+                continue;
+            }
+            let mut warning = None;
+            if change.reindexes() {
+                let text = embedding_text(&memory.summary, &memory.keywords);
+                let (vectors, error) = match self.ports.embedder.embed(&[text]).await {
+                    Ok(mut v) => (v.pop().map(|v| vec![vector_item(&memory, v)]), None),
+                    Err(e) => (None, Some(e.to_string())),
+                };
+                let indexed = self
+                    .upsert_vectors(npcid, vectors.unwrap_or_default())
+                    .await;
+                warning = vectors_warning(npcid, error, indexed);
+            }
+            return Ok(UpdateMemoryResponse {
+                status: "ok".into(),
+                memory: self.view(memory, self.now()),
+                warning,
+            });
         }
         Err(Self::too_contended(npcid))
     }
@@ -205,15 +476,15 @@ impl Hippo {
     pub async fn list_memories(&self, npcid: &str, query: ListMemoriesQuery) -> Result<MemoryList> {
         self.require_npc(npcid).await?;
         let collection = match query.collection.as_deref().unwrap_or("memory") {
-            "memory" => Some(Collection::Memory),
-            "content" => Some(Collection::Content),
-            "emotion" => Some(Collection::Emotion),
             "all" => None,
-            other => {
-                return Err(Error::invalid(format!(
-                    "collection must be memory, content, emotion or all, not {other:?}"
-                )))
-            }
+            name => match Collection::parse(name) {
+                Some(c) => Some(c),
+                None => {
+                    return Err(Error::invalid(format!(
+                        "collection must be memory, content, emotion, diary or all, not {name:?}"
+                    )))
+                }
+            },
         };
         let limit = query
             .limit
@@ -227,7 +498,9 @@ impl Hippo {
                 .filter_map(|t| MemoryType::parse(t))
                 .collect(),
             include_superseded: query.include_superseded,
-            offset: query.offset,
+            offset: query
+                .offset
+                .min(usize::try_from(MAX_LIST_OFFSET).unwrap_or(usize::MAX)),
             limit: Some(limit + 1),
             ..Default::default()
         };
@@ -237,19 +510,12 @@ impl Hippo {
         let now = self.now();
         let memories: Vec<MemoryView> = found
             .into_iter()
-            .map(|memory| {
-                let s = strength::strength(&memory, now, &self.decay);
-                MemoryView {
-                    strength: s,
-                    tier: strength::tier(s).as_str().to_string(),
-                    memory,
-                }
-            })
+            .map(|memory| self.view(memory, now))
             .collect();
         Ok(MemoryList {
             npcid: npcid.to_string(),
             count: memories.len(),
-            next_offset: more.then_some(query.offset + limit),
+            next_offset: more.then_some(query.offset.saturating_add(limit)),
             memories,
         })
     }
@@ -258,16 +524,7 @@ impl Hippo {
     /// superseded come back (SPEC §2.3).
     pub async fn delete_memory(&self, npcid: &str, id: &str) -> Result<()> {
         for _ in 0..MAX_ATTEMPTS {
-            let npc = self.require_npc(npcid).await?;
-            let Some(target) = self
-                .ports
-                .store
-                .memories_by_id(npcid, &[id.to_string()])
-                .await?
-                .pop()
-            else {
-                return Err(Error::not_found(format!("memory {id} does not exist")));
-            };
+            let (npc, target) = self.require_memory(npcid, id).await?;
             let superseded = MemoryFilter {
                 superseded_by: Some(id.to_string()),
                 include_superseded: true,
@@ -286,6 +543,31 @@ impl Hippo {
             }
         }
         Err(Self::too_contended(npcid))
+    }
+
+    /// The NPC and its memory `id` (404 for either, and for another NPC's memory).
+    async fn require_memory(&self, npcid: &str, id: &str) -> Result<(Npc, Memory)> {
+        let npc = self.require_npc(npcid).await?;
+        match self
+            .ports
+            .store
+            .memories_by_id(npcid, &[id.to_string()])
+            .await?
+            .pop()
+        {
+            Some(memory) => Ok((npc, memory)),
+            None => Err(Error::not_found(format!("memory {id} does not exist"))),
+        }
+    }
+
+    /// A memory with its strength and tier at `now`.
+    fn view(&self, memory: Memory, now: Timestamp) -> MemoryView {
+        let s = strength::strength(&memory, now, &self.decay);
+        MemoryView {
+            strength: s,
+            tier: strength::tier(s).as_str().to_string(),
+            memory,
+        }
     }
 
     /// Re-embeds every record of the NPC into a fresh vector index namespace. D1 (the

@@ -21,7 +21,7 @@ impl Hippo {
                     "ttl_seconds must be at most {MAX_TOKEN_TTL_SECONDS}"
                 )))
             }
-            Some(s) => Some(crate::time::Timestamp(now.ms() + s as i64 * 1000)),
+            Some(s) => Some(now.plus_ms(i64::try_from(s.saturating_mul(1000)).unwrap_or(i64::MAX))),
         };
         let token = new_token();
         let record = TokenRecord {

@@ -1,5 +1,6 @@
 //! Long-term memories: the record (SPEC §1), strength and decay (§2.2), conflict resolution (§2.3).
 
+use crate::sensitive::Category;
 use crate::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
@@ -57,19 +58,35 @@ pub enum Collection {
     /// Typed long-term memories: what retrieval is about.
     #[default]
     Memory,
-    /// Conversation chunks for hybrid search; expire (default 30 days).
+    /// Conversation turns kept verbatim, dated by the turn; kept as long as the NPC unless
+    /// the NPC's `content_ttl_days` says otherwise (docs/LIFECYCLE.md).
     Content,
     /// Emotionally salient snippets with label and intensity; expire (default 14 days).
     Emotion,
+    /// One record per diary day, kept after the day leaves the diary's rolling window, so the
+    /// whole diary stays searchable.
+    Diary,
 }
 
 impl Collection {
+    pub const ALL: [Collection; 4] = [
+        Collection::Memory,
+        Collection::Content,
+        Collection::Emotion,
+        Collection::Diary,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Collection::Memory => "memory",
             Collection::Content => "content",
             Collection::Emotion => "emotion",
+            Collection::Diary => "diary",
         }
+    }
+
+    pub fn parse(name: &str) -> Option<Collection> {
+        Self::ALL.into_iter().find(|c| c.as_str() == name)
     }
 }
 
@@ -105,8 +122,12 @@ pub struct Memory {
     pub event_time: Option<Timestamp>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<Timestamp>,
+    /// Never returned by memory_retrieval (docs/SECURITY.md, "Sensitivity model").
     #[serde(default)]
     pub sensitive: bool,
+    /// Why it is sensitive; absent when it is not, or when it was marked without a reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sensitive_category: Option<Category>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub superseded_by: Option<String>,
     #[serde(default)]
@@ -117,6 +138,27 @@ pub struct Memory {
     /// neighbouring turns): matched lexically at a lower weight, never returned.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub context: String,
+    /// Ids of the conversation turns this record came from (a chunk: its turn; an extracted
+    /// memory: the turns that stated it; a diary day: that day's turns), at most
+    /// [`MAX_SOURCE_TURNS`]. Lets retrieval return a fact with the words it came from, and
+    /// drop a quote when the fact drawn from it is already in the answer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub source_turns: Vec<String>,
+}
+
+/// Most source turn ids one record keeps (a diary day of a long conversation keeps the first).
+pub const MAX_SOURCE_TURNS: usize = 64;
+
+/// Adds `more` to `ids`, without repeats, up to [`MAX_SOURCE_TURNS`].
+pub fn merge_source_turns(ids: &mut Vec<String>, more: &[String]) {
+    for id in more {
+        if ids.len() >= MAX_SOURCE_TURNS {
+            break;
+        }
+        if !ids.contains(id) {
+            ids.push(id.clone());
+        }
+    }
 }
 
 fn one() -> u32 {
@@ -143,6 +185,30 @@ pub struct MemoryInput {
     pub expires_at: Option<Timestamp>,
     #[serde(default)]
     pub sensitive: bool,
+    /// One of the sensitivity categories; implies `sensitive`.
+    #[serde(default)]
+    pub sensitive_category: Option<String>,
+}
+
+/// `PATCH /api/memories/{npcid}/{id}`: the fields to change (absent ones stay), validated as
+/// `POST /api/memories` validates them. Unknown fields are refused.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemoryPatch {
+    #[serde(default)]
+    pub summary: Option<String>,
+    #[serde(default, rename = "type")]
+    pub memory_type: Option<String>,
+    #[serde(default)]
+    pub keywords: Option<Vec<String>>,
+    #[serde(default)]
+    pub importance: Option<f64>,
+    #[serde(default)]
+    pub sensitive: Option<bool>,
+    /// One of the sensitivity categories; implies `sensitive: true`.
+    #[serde(default)]
+    pub sensitive_category: Option<String>,
+    // Pins (issue 16) join here as `pinned: Option<bool>`, applied in `MemoryChange`.
 }
 
 impl Memory {
@@ -170,10 +236,12 @@ impl Memory {
             event_time: None,
             expires_at: None,
             sensitive: false,
+            sensitive_category: None,
             superseded_by: None,
             collection: Collection::Memory,
             emotion: None,
             context: String::new(),
+            source_turns: Vec::new(),
         }
     }
 

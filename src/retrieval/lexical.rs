@@ -241,7 +241,7 @@ impl LexicalIndex {
             hits.select_nth_unstable_by(limit - 1, by_score);
             hits.truncate(limit);
         }
-        hits.sort_by(by_score);
+        crate::order::sort_by(&mut hits, by_score);
         hits.into_iter()
             .map(|(id, s)| (id.to_string(), s))
             .collect()

@@ -12,6 +12,8 @@ use std::cell::RefCell;
 pub struct ScriptedLlm {
     script: RefCell<Vec<(Kind, PortResult<String>)>>,
     pub calls: RefCell<Vec<Kind>>,
+    /// What each call was sent: its kind, the system prompt and the user message.
+    pub prompts: RefCell<Vec<(Kind, String, String)>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -47,7 +49,7 @@ impl ScriptedLlm {
 
 #[async_trait(?Send)]
 impl Llm for ScriptedLlm {
-    async fn complete(&self, system: &str, _messages: &[ChatMessage]) -> PortResult<String> {
+    async fn complete(&self, system: &str, messages: &[ChatMessage]) -> PortResult<String> {
         let kind = if system.contains("private diary entry") {
             Kind::Diary
         } else if system.contains("long-term diary summary") {
@@ -58,6 +60,14 @@ impl Llm for ScriptedLlm {
             Kind::Verdict
         };
         self.calls.borrow_mut().push(kind);
+        let user = messages
+            .iter()
+            .map(|m| m.content.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        self.prompts
+            .borrow_mut()
+            .push((kind, system.to_string(), user));
         let mut script = self.script.borrow_mut();
         match script.iter().position(|(k, _)| *k == kind) {
             Some(i) => script.remove(i).1,

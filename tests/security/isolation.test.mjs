@@ -31,6 +31,8 @@ function requestFor(method, template, beta) {
     // The same text as a memory of beta: conflict resolution must not reinforce beta's.
     "POST /api/memories/{npcid}": { memories: [{ summary: `User lives in Bangkok (${B})`, type: "profile" }] },
     "POST /api/memories/{npcid}/search": { query: `vault code notebook Bangkok ${B}`, include_sensitive: true, debug: true },
+    // A valid change, so only the id decides: beta's memory is not alpha's (404).
+    "PATCH /api/memories/{npcid}/{id}": { summary: "changed by alpha", importance: 0.1, sensitive: false },
     "POST /api/npc/{npcid}/tokens": { ttl_seconds: 60 },
     "POST /api/npc/{npcid}/import": beta.exportDoc,
   };

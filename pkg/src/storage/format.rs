@@ -12,6 +12,11 @@
 //! snapshot. A version 1 reader would skip them and lose those changes, so it must refuse
 //! the file: every file is written as version 2. A `LOGR` section cut short at the end of
 //! the file is an append that never completed: [`decode`] reports it instead of failing.
+#![deny(
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    clippy::arithmetic_side_effects
+)]
 
 pub const MAGIC: &[u8; 8] = b"HIPPOPKG";
 pub const FORMAT_VERSION: u16 = 2;
@@ -31,11 +36,11 @@ pub struct Section {
 pub const SECTION_OVERHEAD: usize = 12;
 
 pub fn encode(sections: &[Section]) -> Vec<u8> {
-    let body: usize = sections
-        .iter()
-        .map(|s| SECTION_OVERHEAD + s.bytes.len())
-        .sum();
-    let mut out = Vec::with_capacity(MAGIC.len() + 2 + body);
+    let body = sections.iter().fold(0usize, |n, s| {
+        n.saturating_add(SECTION_OVERHEAD)
+            .saturating_add(s.bytes.len())
+    });
+    let mut out = Vec::with_capacity(MAGIC.len().saturating_add(2).saturating_add(body));
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     for section in sections {
@@ -46,9 +51,10 @@ pub fn encode(sections: &[Section]) -> Vec<u8> {
 
 /// One section as appended after the others.
 pub fn encode_section(section: &Section) -> Vec<u8> {
-    let mut out = Vec::with_capacity(SECTION_OVERHEAD + section.bytes.len());
+    let mut out = Vec::with_capacity(SECTION_OVERHEAD.saturating_add(section.bytes.len()));
     out.extend_from_slice(&section.tag);
-    out.extend_from_slice(&(section.bytes.len() as u64).to_le_bytes());
+    let len = u64::try_from(section.bytes.len()).unwrap_or(u64::MAX);
+    out.extend_from_slice(&len.to_le_bytes());
     out.extend_from_slice(&section.bytes);
     out
 }
@@ -66,7 +72,7 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, String> {
         .strip_prefix(MAGIC.as_slice())
         .ok_or("not a Hippo storage file (bad magic)")?;
     let (version, mut rest) = split(rest, 2).ok_or("truncated header")?;
-    let version = u16::from_le_bytes([version[0], version[1]]);
+    let version = u16::from_le_bytes(version.first_chunk().copied().unwrap_or_default());
     if version > FORMAT_VERSION {
         return Err(format!(
             "storage format version {version} is newer than this package reads ({FORMAT_VERSION}); upgrade hippo"

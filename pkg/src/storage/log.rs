@@ -12,6 +12,7 @@
 //! not acknowledged) and is dropped.
 
 use super::format::{self, Section};
+use hippo::conversation::Turn;
 use hippo::error::PortError;
 use hippo::ports::{PortResult, Store, VectorIndex, VectorItem, Write, WriteBatch};
 use hippo::store::{MemoryStore, MemoryVectorIndex};
@@ -27,11 +28,19 @@ const META: u8 = b'M';
 const UPSERT: u8 = b'U';
 const DELETE: u8 = b'D';
 const DELETE_NPC: u8 = b'N';
+const APPEND_TURNS: u8 = b'T';
 
 #[derive(Serialize, Deserialize)]
 struct Meta {
     key: String,
     value: String,
+}
+
+/// The log entries one `append_turns` call stored, each with the `seq` it was given.
+#[derive(Serialize, Deserialize)]
+struct AppendedTurns {
+    npcid: String,
+    turns: Vec<Turn>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -57,7 +66,7 @@ pub fn commit(npcid: &str, batch: &WriteBatch) -> PortResult<Vec<u8>> {
             Write::PutDaily { entry } => w.tag(5).json(entry)?,
             Write::DeleteDaily { date } => w.tag(6).str(date),
             Write::SetPrior { prior } => w.tag(7).str(prior),
-            Write::AppendTurn { turn } => w.tag(8).json(turn)?,
+            Write::PutTurn { turn } => w.tag(8).json(turn)?,
             Write::PutMemory { memory } => w.tag(9).json(memory)?,
             Write::DeleteMemory { id } => w.tag(10).str(id),
             Write::Touch { ids, at } => {
@@ -97,7 +106,7 @@ fn read_commit(body: &[u8]) -> Result<(String, WriteBatch), String> {
             5 => Write::PutDaily { entry: r.json()? },
             6 => Write::DeleteDaily { date: r.str()? },
             7 => Write::SetPrior { prior: r.str()? },
-            8 => Write::AppendTurn { turn: r.json()? },
+            8 => Write::PutTurn { turn: r.json()? },
             9 => Write::PutMemory { memory: r.json()? },
             10 => Write::DeleteMemory { id: r.str()? },
             11 => {
@@ -191,6 +200,18 @@ pub fn meta(key: &str, value: &str) -> PortResult<Vec<u8>> {
     )
 }
 
+/// What an `append_turns` call stored (the entries it skipped as already stored are left
+/// out). Replayed with `append_turns` on the same state, they get the same `seq`s again.
+pub fn append_turns(npcid: &str, stored: Vec<Turn>) -> PortResult<Vec<u8>> {
+    json(
+        APPEND_TURNS,
+        &AppendedTurns {
+            npcid: npcid.to_string(),
+            turns: stored,
+        },
+    )
+}
+
 pub fn upsert(npcid: &str, items: &[VectorItem]) -> PortResult<Vec<u8>> {
     Ok(frame(
         UPSERT,
@@ -269,6 +290,15 @@ pub async fn replay(
         META => {
             let Meta { key, value } = serde_json::from_str(text()?).map_err(parse)?;
             store.set_meta(&key, &value).await.map_err(port)
+        }
+        APPEND_TURNS => {
+            let AppendedTurns { npcid, turns } = serde_json::from_str(text()?).map_err(parse)?;
+            let recorded: Vec<Option<u64>> = turns.iter().map(|t| Some(t.seq)).collect();
+            let appended = store.append_turns(&npcid, turns).await.map_err(port)?;
+            if appended.seqs != recorded {
+                return Err("a log record's turns do not follow the stored log".into());
+            }
+            Ok(())
         }
         UPSERT => vectors.absorb(body).map_err(port),
         DELETE => {

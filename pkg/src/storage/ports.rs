@@ -39,8 +39,25 @@ impl Store for PersistentStore {
     async fn turns(&self, npcid: &str, after_seq: u64, limit: usize) -> PortResult<Vec<Turn>> {
         self.0.store()?.turns(npcid, after_seq, limit).await
     }
-    async fn session_indexes(&self, npcid: &str, session_id: &str) -> PortResult<Vec<u32>> {
-        self.0.store()?.session_indexes(npcid, session_id).await
+    async fn append_turns(&self, npcid: &str, turns: Vec<Turn>) -> PortResult<Appended> {
+        // Kept for the record: the entries the store takes are the ones it gives a seq.
+        let offered = self.0.logging().then(|| turns.clone());
+        let appended = self.0.store()?.append_turns(npcid, turns).await?;
+        if appended.seqs.iter().any(Option::is_some) {
+            let record = offered.map(|offered| {
+                let stored = offered
+                    .into_iter()
+                    .zip(&appended.seqs)
+                    .filter_map(|(mut turn, seq)| {
+                        turn.seq = (*seq)?;
+                        Some(turn)
+                    })
+                    .collect();
+                log::append_turns(npcid, stored)
+            });
+            self.0.record(record);
+        }
+        Ok(appended)
     }
     async fn last_seq(&self, npcid: &str) -> PortResult<u64> {
         self.0.store()?.last_seq(npcid).await

@@ -110,17 +110,17 @@ impl PersistedState {
     }
 
     /// The whole state in the persisted format (a snapshot, no log).
-    pub fn encode(&self) -> Vec<u8> {
-        format::encode(&[
+    pub fn encode(&self) -> PortResult<Vec<u8>> {
+        Ok(format::encode(&[
             Section {
                 tag: STORE_SECTION,
-                bytes: self.store.borrow().snapshot(),
+                bytes: self.store.borrow().snapshot()?,
             },
             Section {
                 tag: VECTORS_SECTION,
                 bytes: self.vectors.borrow().snapshot(),
             },
-        ])
+        ]))
     }
 
     /// Whether mutations need their log records (`record` otherwise ignores them): only
@@ -202,12 +202,14 @@ impl PersistedState {
                 ..stored
             })
         } else {
-            let snapshot = self.encode();
-            saver.adapter.save(&snapshot).await.map(|()| Stored {
-                snapshot_bytes: snapshot.len(),
-                log_bytes: 0,
-                snapshot_next: false,
-            })
+            match self.encode() {
+                Ok(snapshot) => saver.adapter.save(&snapshot).await.map(|()| Stored {
+                    snapshot_bytes: snapshot.len(),
+                    log_bytes: 0,
+                    snapshot_next: false,
+                }),
+                Err(error) => Err(error),
+            }
         };
         match saved {
             Ok(stored) => {

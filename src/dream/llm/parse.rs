@@ -3,9 +3,10 @@
 //! Accepted: one JSON object, bare, inside a Markdown fence, or with prose around it.
 //! Rejected (as `Err` with the reason): output over [`MAX_RESPONSE_BYTES`], no object, invalid
 //! JSON, a field of the wrong type, an unknown memory type or op, an update/delete of an
-//! entity id we do not know, too many items, empty or oversized strings, and numbers outside
-//! 0..1. Out-of-range importance or confidence is rejected, not clamped: a model answering on
-//! another scale (say 0..10) would otherwise turn every memory into a 1.0. Missing importance
+//! entity id we do not know, too many items, empty or oversized strings, numbers outside 0..1,
+//! and a `sensitive` that is neither false nor a known category. Out-of-range importance or
+//! confidence is rejected, not clamped: a model answering on another scale (say 0..10) would
+//! otherwise turn every memory into a 1.0. Missing importance
 //! or confidence take defaults. One bad item rejects the whole document: garbage never
 //! becomes a write.
 
@@ -15,6 +16,7 @@ use crate::memory::conflict::Verdict;
 use crate::memory::MemoryType;
 use crate::pkg::PkgUpdate;
 use crate::relationship::{EntityOp, OpKind};
+use crate::sensitive::Category;
 use crate::time::Timestamp;
 use serde_json::{Map, Value};
 
@@ -316,6 +318,7 @@ fn memory(v: &Value) -> Result<ExtractedMemory, String> {
             Some(Timestamp::parse(&t).ok_or_else(|| format!("`event_time` {t:?} is not a date"))?)
         }
     };
+    let sensitive = sensitivity(map)?;
     Ok(ExtractedMemory {
         summary,
         memory_type,
@@ -323,8 +326,29 @@ fn memory(v: &Value) -> Result<ExtractedMemory, String> {
         importance: unit(map, "importance", DEFAULT_IMPORTANCE)?,
         confidence: unit(map, "confidence", DEFAULT_CONFIDENCE)?,
         event_time,
-        sensitive: matches!(map.get("sensitive"), Some(Value::Bool(true))),
+        sensitive: sensitive.is_some(),
+        sensitive_category: sensitive,
     })
+}
+
+/// `sensitive`: `false`, null or missing (not sensitive), a category name, or `true`
+/// (sensitive for a reason not named: `other`). Anything else rejects the document, as an
+/// unknown memory type does.
+fn sensitivity(map: &Map<String, Value>) -> Result<Option<Category>, String> {
+    match map.get("sensitive") {
+        None | Some(Value::Null) | Some(Value::Bool(false)) => Ok(None),
+        Some(Value::Bool(true)) => Ok(Some(Category::Other)),
+        Some(Value::String(name)) => Category::parse(name).map(Some).ok_or_else(|| {
+            format!(
+                "`sensitive` {name:?} is not false or one of {}",
+                Category::NAMES
+            )
+        }),
+        Some(other) => Err(format!(
+            "`sensitive` is {}, not false or a category",
+            kind(other)
+        )),
+    }
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! the first-to-third-person rewrite of what the user said.
 
 mod person;
+pub mod segment;
 
 pub use person::{capitalize_first, third_person};
 
@@ -49,6 +50,11 @@ const ABBREVIATIONS: [&str; 8] = ["mr", "mrs", "ms", "dr", "st", "prof", "vs", "
 /// Splits text into sentences, keeping each terminator. A `.` ends a sentence only before
 /// whitespace or the end, and not after a short title such as "Dr".
 pub fn sentences(text: &str) -> Vec<&str> {
+    sentence_spans(text).into_iter().map(|r| &text[r]).collect()
+}
+
+/// The byte ranges of [`sentences`] in `text` (trimmed, in order).
+pub fn sentence_spans(text: &str) -> Vec<std::ops::Range<usize>> {
     let mut out = Vec::new();
     let mut start = 0;
     let chars: Vec<(usize, char)> = text.char_indices().collect();
@@ -71,18 +77,20 @@ pub fn sentences(text: &str) -> Vec<&str> {
         };
         if ends {
             let end = pos + c.len_utf8();
-            push_trimmed(&mut out, &text[start..end]);
+            push_trimmed(&mut out, text, start..end);
             start = end;
         }
     }
-    push_trimmed(&mut out, &text[start..]);
+    push_trimmed(&mut out, text, start..text.len());
     out
 }
 
-fn push_trimmed<'a>(out: &mut Vec<&'a str>, s: &'a str) {
-    let s = s.trim();
-    if s.chars().any(char::is_alphanumeric) {
-        out.push(s);
+fn push_trimmed(out: &mut Vec<std::ops::Range<usize>>, text: &str, r: std::ops::Range<usize>) {
+    let s = &text[r.clone()];
+    let lead = s.len() - s.trim_start().len();
+    let trimmed = s.trim();
+    if trimmed.chars().any(char::is_alphanumeric) {
+        out.push(r.start + lead..r.start + lead + trimmed.len());
     }
 }
 
@@ -110,22 +118,36 @@ pub fn clause<'a>(rest: &'a str, stops: &[&str], keep: &[char]) -> &'a str {
 /// Byte offset of `needle` in `hay` (both lowercase); ASCII needles must sit on word
 /// boundaries, so "like" is not found in "likely".
 pub fn find_word(hay: &str, needle: &str) -> Option<usize> {
-    let ascii = needle.is_ascii();
+    word_positions(hay, needle).next()
+}
+
+/// Every byte offset of `needle` in `hay` on the word boundaries of [`find_word`], in order.
+pub fn word_positions<'a>(hay: &'a str, needle: &'a str) -> impl Iterator<Item = usize> + 'a {
     let mut from = 0;
-    while let Some(i) = hay[from..].find(needle).map(|i| i + from) {
-        let end = i + needle.len();
-        let before_ok = !ascii
-            || !needle.starts_with(|c: char| c.is_ascii_alphanumeric())
-            || !hay[..i].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '\'');
-        let after_ok = !ascii
-            || !needle.ends_with(|c: char| c.is_ascii_alphanumeric())
-            || !hay[end..].starts_with(|c: char| c.is_ascii_alphanumeric());
-        if before_ok && after_ok {
-            return Some(i);
+    std::iter::from_fn(move || {
+        while let Some(i) = hay.get(from..)?.find(needle).map(|i| i + from) {
+            from = i + needle.chars().next().map_or(1, char::len_utf8);
+            if is_word_at(hay, i, needle) {
+                return Some(i);
+            }
         }
-        from = i + needle.chars().next().map_or(1, char::len_utf8);
+        None
+    })
+}
+
+/// Whether `needle`, found in `hay` at byte `i`, stands on word boundaries there: an ASCII
+/// needle that starts (ends) with a letter or digit must not have one (or an apostrophe)
+/// right before (after) it. Non-ASCII needles always do.
+pub fn is_word_at(hay: &str, i: usize, needle: &str) -> bool {
+    if !needle.is_ascii() {
+        return true;
     }
-    None
+    let end = i + needle.len();
+    let before_ok = !needle.starts_with(|c: char| c.is_ascii_alphanumeric())
+        || !hay[..i].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '\'');
+    let after_ok = !needle.ends_with(|c: char| c.is_ascii_alphanumeric())
+        || !hay[end..].starts_with(|c: char| c.is_ascii_alphanumeric());
+    before_ok && after_ok
 }
 
 /// The first trigger found in `lower` (lowercased sentence): `(start, end)` of the match.

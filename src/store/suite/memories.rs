@@ -1,6 +1,7 @@
 //! Suite cases: memories (filters, paging, reinforcement) and lexical search.
 
 use super::*;
+use crate::sensitive::Category;
 
 pub(super) async fn memories_filter_page_and_touch(store: &dyn Store, p: &str) -> CaseResult {
     let id = format!("{p}mem");
@@ -122,6 +123,30 @@ pub(super) async fn memories_filter_page_and_touch(store: &dyn Store, p: &str) -
         "importance {} want {want}",
         m3.importance
     );
+    // Sensitivity and its category are stored, and a rewrite replaces them.
+    let mut secret = memory("m5", "用户有乙肝", MemoryType::Profile, Collection::Memory);
+    secret.sensitive = true;
+    secret.sensitive_category = Some(Category::Health);
+    for want in [Some(Category::Health), None] {
+        secret.sensitive_category = want;
+        write(
+            store,
+            &id,
+            vec![Write::PutMemory {
+                memory: secret.clone(),
+            }],
+        )
+        .await?;
+        let back = port!(store.memories_by_id(&id, &["m5".into()]))
+            .pop()
+            .ok_or("m5 gone")?;
+        check!(
+            back.sensitive && back.sensitive_category == want,
+            "sensitivity {:?} / {:?}, want true / {want:?}",
+            back.sensitive,
+            back.sensitive_category
+        );
+    }
     write(store, &id, vec![Write::DeleteMemory { id: "m3".into() }]).await?;
     check!(
         port!(store.memories_by_id(&id, &["m3".into()])).is_empty(),

@@ -6,6 +6,7 @@ import {
   type HippoErrorCode,
   type MemoryType,
   type RetrievalResponse,
+  type SensitiveCategory,
   type StorageAdapter,
 } from '@hippo-engine/hippo';
 
@@ -45,6 +46,9 @@ async function main(): Promise<void> {
   const hits = await hippo.search('n1', { query: 'peanuts', debug: true });
   const signals: Record<string, number> | undefined = hits.memories[0]?.signals;
   const retrieved: RetrievalResponse = await hippo.retrieve('n1', { query: 'allergy', max_results: 3 });
+  const updated = await hippo.updateMemory('n1', added.results[0].id, { sensitive_category: 'health', importance: 0.5 });
+  const category: SensitiveCategory | undefined = updated.memory.sensitive_category;
+  const marked: boolean = hits.memories[0]?.sensitive ?? false;
   await hippo.deleteMemory('n1', added.results[0].id);
   const doc = await hippo.exportNpc('n1');
   await hippo.importNpc('n2', doc);

@@ -10,6 +10,7 @@ use hippo::npc::{Npc, NpcSettings};
 use hippo::pkg::PkgValue;
 use hippo::ports::TokenRecord;
 use hippo::relationship::Entity;
+use hippo::sensitive::Category;
 use hippo::time::Timestamp;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -28,7 +29,8 @@ pub const MEMORY_JSON: &str = "json_object('id', id, 'collection', collection, '
      'updated_at', updated_at, 'last_accessed_at', last_accessed_at, \
      'access_count', access_count, 'encounter_count', encounter_count, \
      'event_time', event_time, 'expires_at', expires_at, 'sensitive', sensitive, \
-     'superseded_by', superseded_by, 'emotion', json(emotion), 'context', context) AS j, \
+     'sensitive_category', sensitive_category, 'superseded_by', superseded_by, 'emotion', json(emotion), 'context', context, \
+     'source_turns', json(source_turns)) AS j, \
      confidence, importance";
 
 pub const TURN_COLUMNS: &str = "seq, id, session_id, turn_index, kind, role, content, ts, emotion";
@@ -164,9 +166,7 @@ pub fn role_name(role: Role) -> &'static str {
 }
 
 pub fn collection_from_name(name: &str) -> Option<Collection> {
-    [Collection::Memory, Collection::Content, Collection::Emotion]
-        .into_iter()
-        .find(|c| c.as_str() == name)
+    Collection::parse(name)
 }
 
 /// A row as [`MEMORY_JSON`] selects it.
@@ -198,9 +198,13 @@ pub struct MemoryRow {
     event_time: Option<i64>,
     expires_at: Option<i64>,
     sensitive: i64,
+    #[serde(default)]
+    sensitive_category: Option<Category>,
     superseded_by: Option<String>,
     emotion: Option<EmotionTag>,
     context: String,
+    #[serde(default)]
+    source_turns: Vec<String>,
 }
 
 impl MemoryRow {
@@ -233,10 +237,12 @@ impl MemoryRow {
             event_time: self.event_time.map(Timestamp),
             expires_at: self.expires_at.map(Timestamp),
             sensitive: self.sensitive != 0,
+            sensitive_category: self.sensitive_category,
             superseded_by: self.superseded_by,
             collection,
             emotion: self.emotion,
             context: self.context,
+            source_turns: self.source_turns,
         })
     }
 }

@@ -1,0 +1,177 @@
+use super::material::{keep_safe_sentences, without_sensitive_sentences};
+use super::rules::{is_resident_id, luhn};
+use super::*;
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Labelled {
+    sensitive: Vec<Item>,
+    benign: Vec<String>,
+    second_sensitive: Vec<Item>,
+    second_benign: Vec<String>,
+    known_misses: Vec<Item>,
+}
+
+#[derive(Deserialize)]
+struct Item {
+    text: String,
+    category: Category,
+    #[serde(default)]
+    any_category: bool,
+}
+
+fn labelled() -> Labelled {
+    serde_json::from_str(include_str!("../../tests/data/sensitivity_set.json"))
+        .expect("the labelled list parses")
+}
+
+/// Precision and recall on the labelled list (tests/data/sensitivity_set.json), printed with
+/// `--nocapture`; every item must be judged right.
+#[test]
+fn the_labelled_list_is_judged_right() {
+    let list = labelled();
+    let sensitive: Vec<&Item> = list
+        .sensitive
+        .iter()
+        .chain(&list.second_sensitive)
+        .collect();
+    let benign: Vec<&String> = list.benign.iter().chain(&list.second_benign).collect();
+    let mut missed = Vec::new();
+    let mut wrong_category = Vec::new();
+    for item in &sensitive {
+        let found = detect(&item.text);
+        if found.is_empty() {
+            missed.push(item.text.as_str());
+        } else if !item.any_category && !found.iter().any(|f| f.category == item.category) {
+            wrong_category.push((item.text.as_str(), found[0].category));
+        }
+    }
+    let false_alarms: Vec<(&str, Vec<Finding>)> = benign
+        .iter()
+        .map(|t| (t.as_str(), detect(t)))
+        .filter(|(_, f)| !f.is_empty())
+        .collect();
+    let found_known_misses = list
+        .known_misses
+        .iter()
+        .filter(|m| !detect(&m.text).is_empty())
+        .count();
+    // The known misses count against recall.
+    let tp = sensitive.len() - missed.len() + found_known_misses;
+    let all_sensitive = sensitive.len() + list.known_misses.len();
+    let precision = tp as f64 / (tp + false_alarms.len()).max(1) as f64;
+    let recall = tp as f64 / all_sensitive as f64;
+    println!(
+        "sensitivity detector on its own labelled lists: {all_sensitive} sensitive, {} benign; \
+         precision {precision:.3}, recall {recall:.3}, wrong category {}",
+        benign.len(),
+        wrong_category.len()
+    );
+    assert!(missed.is_empty(), "missed: {missed:#?}");
+    assert!(
+        wrong_category.is_empty(),
+        "wrong category: {wrong_category:#?}"
+    );
+    assert!(false_alarms.is_empty(), "false alarms: {false_alarms:#?}");
+}
+
+#[test]
+fn values_are_the_secret_itself() {
+    let text = "Please remember this: my password is hunter2xyz, don't tell anyone.";
+    let f = &detect(text)[0];
+    assert_eq!(f.category, Category::Credentials);
+    assert_eq!(&text[f.value.clone().unwrap()], "hunter2xyz");
+    let text = "我的银行卡密码是621345，千万别告诉别人。";
+    let f = &detect(text)[0];
+    assert_eq!(&text[f.value.clone().unwrap()], "621345");
+    let text = "My password's \"correct horse battery staple\"";
+    let f = &detect(text)[0];
+    assert_eq!(
+        &text[f.value.clone().unwrap()],
+        "correct horse battery staple"
+    );
+}
+
+#[test]
+fn check_digits() {
+    assert!(is_resident_id("110101199003074514"));
+    assert!(!is_resident_id("110101199003074515"), "wrong check digit");
+    assert!(!is_resident_id("110101199013074510"), "month 13");
+    assert!(luhn("4111111111111111"));
+    assert!(!luhn("4111111111111112"));
+    // A number that fails its check digit is not an id on its own, only after a trigger.
+    assert!(detect("号码 110101199003074515").is_empty());
+    assert_eq!(
+        category_of("身份证号是110101199003074515"),
+        Some(Category::GovernmentId)
+    );
+}
+
+#[test]
+fn pkg_keys_by_kind() {
+    for (key, want) in [
+        ("Address", Some(Category::PreciseLocation)),
+        ("Home Address", Some(Category::PreciseLocation)),
+        ("ID Number", Some(Category::GovernmentId)),
+        ("身份证号", Some(Category::GovernmentId)),
+        ("Health", Some(Category::Health)),
+        ("病史", Some(Category::Health)),
+        ("Bank Account", Some(Category::Finance)),
+        ("Phone", Some(Category::Contact)),
+        ("Hobbies", None),
+        ("Shopping", None),
+        ("Hometown", None),
+        ("Favorite Books", None),
+        ("Nickname", None),
+        ("Allergies", None),
+    ] {
+        assert_eq!(key_category(key), want, "{key}");
+    }
+}
+
+#[test]
+fn material_keeps_the_safe_sentences_of_a_turn() {
+    let kept = keep_safe_sentences(&[
+        "Please remember this: my password is hunter2xyz, don't tell anyone. I went hiking \
+         at Mount Tai today.",
+        "Got it. hunter2xyz is safe with me! How was the hike?",
+        "我的银行卡密码是621345，千万别告诉别人。今天去爬山了。",
+    ]);
+    assert_eq!(kept[0], "I went hiking at Mount Tai today.");
+    assert_eq!(kept[1], "Got it. How was the hike?", "the echo goes too");
+    assert_eq!(kept[2], "今天去爬山了。");
+    assert_eq!(
+        without_sensitive_sentences("我去年被确诊了抑郁症。"),
+        "",
+        "nothing safe is left"
+    );
+    let plain = "I like tea. 我喜欢茶。";
+    assert_eq!(without_sensitive_sentences(plain), plain);
+}
+
+#[test]
+fn categories_round_trip_by_name() {
+    for c in Category::ALL {
+        assert_eq!(Category::parse(c.as_str()), Some(c));
+        assert_eq!(serde_json::to_value(c).unwrap(), c.as_str());
+    }
+    assert_eq!(Category::parse("medical"), None);
+}
+
+#[test]
+fn judge_never_downgrades_a_mark() {
+    assert_eq!(
+        judge(true, None, "I like tea"),
+        Some(Category::Other),
+        "an operator's mark stands"
+    );
+    assert_eq!(
+        judge(true, Some(Category::Health), "my password is hunter2xyz"),
+        Some(Category::Health)
+    );
+    assert_eq!(
+        judge(false, None, "my password is hunter2xyz"),
+        Some(Category::Credentials)
+    );
+    assert_eq!(judge(false, None, "I like tea"), None);
+}
