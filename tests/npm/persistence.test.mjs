@@ -219,6 +219,29 @@ test('{file} storage: a call appends its changes; a read appends its reinforceme
   assert.deepEqual(await reopened.exportNpc('n'), await hippo.exportNpc('n'));
 });
 
+test('{file} storage: a conversation append is one record; re-sending the session writes nothing', async () => {
+  const file = path.join(tempDir(), 'turns.hippo');
+  const hippo = await Hippo.open({ storage: { file }, clock: fixedClock() });
+  await hippo.createNpc('n');
+  const records = () => readFileSync(file).toString('latin1').split('LOGR').length - 1;
+  const before = records();
+  const turns = [
+    { role: 'user', content: 'one' },
+    { role: 'assistant', content: 'two' },
+    { role: 'user', content: 'three' },
+  ];
+  assert.equal((await hippo.addConversation('n', { session_id: 's', turns })).appended, 3);
+  assert.equal(records(), before + 1, 'three turns, one record');
+  const size = statSync(file).size;
+  assert.equal((await hippo.addConversation('n', { session_id: 's', turns })).duplicates, 3);
+  assert.equal(statSync(file).size, size, 'nothing new was stored, nothing written');
+
+  const reopened = await Hippo.open({ storage: { file }, clock: fixedClock() });
+  const log = (await reopened.getConversation('n')).turns;
+  assert.deepEqual(log.map((t) => [t.seq, t.content]), [[1, 'one'], [2, 'two'], [3, 'three']]);
+  assert.deepEqual(log, (await hippo.getConversation('n')).turns);
+});
+
 test('{file} storage: an append cut short is dropped, the next call writes a snapshot; damage before it is refused', async () => {
   const dir = tempDir();
   const file = path.join(dir, 'torn.hippo');
