@@ -64,8 +64,10 @@ pub fn from_json<T: DeserializeOwned>(json: &str, shape: Option<&str>) -> Result
     serde_json::from_str(json).map_err(|error| {
         let message = error.to_string();
         // Types that refuse unknown fields themselves say so in serde's words.
-        let hint = unknown_field_in(&message)
+        let key = unknown_field_in(&message);
+        let hint = key
             .map(crate::shapes::snake_case)
+            .filter(|snake| Some(snake.as_str()) != key)
             .filter(|snake| message.contains(&format!("`{snake}`")))
             .map(|snake| format!(" (did you mean `{snake}`?)"))
             .unwrap_or_default();
@@ -220,5 +222,44 @@ mod tests {
         let upsert: NpcUpsert =
             from_json(r#"{"pkg": {"favoriteColor": "red"}}"#, Some("NpcUpsert")).unwrap();
         assert!(upsert.pkg.is_some());
+    }
+}
+
+#[cfg(test)]
+mod query_tests {
+    //! Options without a schema (`listMemories`, `getConversation`, `listNpcs`): their types
+    //! refuse unknown fields themselves, in serde's words.
+    use super::*;
+    use hippo::engine::ListMemoriesQuery;
+
+    fn refused(json: &str) -> String {
+        let error = from_json::<ListMemoriesQuery>(json, None).unwrap_err();
+        assert_eq!(error.code(), "invalid_request");
+        error.to_string()
+    }
+
+    #[test]
+    fn list_memories_refuses_an_unknown_key_and_names_its_snake_case_spelling() {
+        let text = refused(r#"{"includeSuperseded": true}"#);
+        assert!(text.contains("unknown field `includeSuperseded`"), "{text}");
+        assert!(
+            text.contains("did you mean `include_superseded`?"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_snake_case_key_unknown_to_serde_gets_no_suggestion_of_itself() {
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct Range {
+            since: u64,
+        }
+        let error = from_json::<Range>(r#"{"since": 1, "foo": 1}"#, None).unwrap_err();
+        let text = error.to_string();
+        assert!(text.contains("unknown field `foo`"), "{text}");
+        assert!(!text.contains("did you mean"), "{text}");
+        assert!(refused(r#"{"foo": 1}"#).contains("unknown field `foo`"));
     }
 }

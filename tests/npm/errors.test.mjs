@@ -38,6 +38,12 @@ test('a request key the route does not know is named, with its snake_case spelli
     /unknown field `memories\.0\.metadata`/,
   );
   await rejectsWith(hippo.retrieve('n', { query: 'jazz', timeHint: 'yesterday' }), 'invalid_request', /did you mean `time_hint`/);
+  await rejectsWith(hippo.listMemories('n', { includeSuperseded: true }), 'invalid_request', /unknown field `includeSuperseded`.*did you mean `include_superseded`\?/);
+  await rejectsWith(hippo.getConversation('n', { sinceSeq: 0 }), 'invalid_request', /unknown field `sinceSeq`/);
+  const [first] = (await hippo.listMemories('n')).memories;
+  await rejectsWith(hippo.updateMemory('n', first.id, { sensitiveCategory: 'health' }), 'invalid_request', /unknown field `sensitiveCategory`.*did you mean `sensitive_category`\?/);
+  await rejectsWith(hippo.updateMemory('n', first.id, { summary: 'x', tags: ['a'] }), 'invalid_request', /unknown field `tags`(?!.*did you mean)/);
+  assert.equal((await hippo.listMemories('n')).memories.find((m) => m.id === first.id).summary, first.summary);
   assert.equal((await hippo.listMemories('n')).count, 2, 'nothing was written by the refused calls');
 });
 
