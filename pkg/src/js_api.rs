@@ -246,9 +246,15 @@ impl JsHippo {
     #[wasm_bindgen(js_name = updateMemory)]
     pub fn update_memory(&self, npcid: String, id: String, patch: JsValue) -> Promise {
         call(&self.inner, |i| async move {
-            i.hippo
-                .update_memory(&npcid, &id, from_js(patch, Some("MemoryPatch"))?)
-                .await
+            let patch: hippo::memory::MemoryPatch = from_js(patch, Some("MemoryPatch"))?;
+            let rewrites = patch.summary.is_some();
+            let updated = i.hippo.update_memory(&npcid, &id, patch).await?;
+            // The old summary may be what the user wanted gone (a secret edited out): save a
+            // snapshot, as a deletion does, so no earlier log record keeps it.
+            if rewrites {
+                i.state.snapshot_next();
+            }
+            Ok(updated)
         })
     }
 

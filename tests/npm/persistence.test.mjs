@@ -316,14 +316,31 @@ test('the log is folded into a new snapshot once it outgrows its limit', async (
   assert.equal(turns.length, (await hippo.getConversation('n', { limit: 1000 })).turns.length);
 });
 
-test('{file} storage: deleting a memory removes its text from the file at once', async () => {
-  const file = path.join(tempDir(), 'forget.hippo');
+/** A file store of 20 memories plus one whose summary holds `secret`, appended after the snapshot. */
+async function storeWithSecret(summary, secret) {
+  const file = path.join(tempDir(), 'secret.hippo');
   const hippo = await Hippo.open({ storage: { file }, clock: fixedClock() });
   await withMemories(hippo, 20);
-  const { results } = await hippo.addMemories('n', { memories: [{ summary: 'my bank PIN is 4921', type: 'other' }] });
-  assert.ok(readFileSync(file).includes('4921'), 'appended');
-  const ino = statSync(file).ino;
-  await hippo.deleteMemory('n', results[0].id);
+  const { results } = await hippo.addMemories('n', { memories: [{ summary, type: 'other' }] });
+  assert.ok(readFileSync(file).includes(secret), 'appended');
+  return { file, hippo, id: results[0].id, ino: statSync(file).ino };
+}
+
+test('{file} storage: deleting a memory removes its text from the file at once', async () => {
+  const { file, hippo, id, ino } = await storeWithSecret('my bank PIN is 4921', '4921');
+  await hippo.deleteMemory('n', id);
   assert.notEqual(statSync(file).ino, ino, 'the deletion wrote a new snapshot');
   assert.ok(!readFileSync(file).includes('4921'), 'no earlier record keeps the deleted text');
+});
+
+test('{file} storage: a summary edited with updateMemory leaves no copy of the old text in the file', async () => {
+  const { file, hippo, id, ino } = await storeWithSecret('Alex said the door code is 7731', '7731');
+  await hippo.updateMemory('n', id, { importance: 0.9 });
+  assert.equal(statSync(file).ino, ino, 'an edit that keeps the text is appended');
+  await hippo.updateMemory('n', id, { summary: 'Alex has a door code' });
+  assert.notEqual(statSync(file).ino, ino, 'a new summary wrote a new snapshot');
+  assert.ok(!readFileSync(file).includes('7731'), 'no earlier record keeps the old summary');
+  const reopened = await Hippo.open({ storage: { file }, clock: fixedClock() });
+  const edited = (await reopened.listMemories('n', { limit: 100 })).memories.find((m) => m.id === id);
+  assert.equal(edited.summary, 'Alex has a door code');
 });
