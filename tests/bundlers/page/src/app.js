@@ -11,7 +11,7 @@ async function main() {
   if (remember) {
     await hippo.addMemories(NPC, { memories: [{ summary: remember, type: 'constraint', importance: 0.9 }] });
   }
-  const { memories } = await hippo.retrieve(NPC, { query: 'any food allergies?' });
+  const { memories } = await hippo.retrieve(NPC, { query: 'is Alex allergic to anything?' });
   await hippo.close();
   return memories.map((memory) => memory.summary);
 }
