@@ -76,10 +76,11 @@ test-worker: worker worker-test
 # --- end worker ---
 
 # --- npm ---
-# The npm package (pkg/): `make pkg` builds pkg/dist (nodejs, web, bundler); `make test-npm`
-# runs the node --test suites, the TypeScript consumer check and the store suite on the
-# persisted wasm store; `make test-browser` drives Debian chromium over the playground.
-.PHONY: pkg test-npm test-browser bench-npm
+# The npm package (pkg/): `make pkg` builds pkg/dist (nodejs and web glue, one .wasm);
+# `make test-npm` runs the node --test suites, the TypeScript consumer checks and the store
+# suite on the persisted wasm store; `make test-browser` drives Debian chromium over the
+# playground and over a page built from the packed tarball by webpack, Vite and esbuild.
+.PHONY: pkg test-npm test-browser bench-npm bench-npm-persistence
 pkg: setup
 	bash scripts/build-pkg.sh
 
@@ -90,7 +91,7 @@ test-npm: pkg
 
 test-browser: pkg
 	bash scripts/setup-browser.sh
-	node --test tests/browser/
+	node --test tests/browser/ tests/bundlers/
 
 # Retrieval latency of the package (wasm in Node) beside the same engine path natively, on the
 # corpus of `hippo-bench latency`; prints the rows of docs/BENCHMARKS.md "npm".
@@ -98,6 +99,13 @@ BENCH_SIZES ?= 1000,10000,100000
 bench-npm: pkg
 	cargo run --release -p hippo-wasm --features bench --example retrieval_latency -- --sizes $(BENCH_SIZES)
 	node tests/npm/bench/retrieval-latency.mjs
+
+# Bytes written and time per call at 10k memories, {file} in Node and {indexedDB} in chromium
+# (docs/BENCHMARKS.md "npm persistence"); PERSISTENCE_PKG=<dir> measures another build.
+PERSISTENCE_PKG ?= pkg
+bench-npm-persistence: pkg
+	bash scripts/setup-browser.sh
+	node tests/npm/bench/persistence.mjs --pkg $(PERSISTENCE_PKG)
 # --- end npm ---
 
 # --- security ---

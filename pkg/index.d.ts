@@ -1,5 +1,10 @@
-// Types of the `hippo` package. Every request and response has the JSON shape of the matching
-// HTTP route of the Hippo Worker (snake_case fields, RFC 3339 timestamps).
+// Types of the `@hippo-engine/hippo` package (index.d.ts for `import`, the same text as
+// index.d.cts for `require`). Naming: methods and the options of `Hippo.open` are camelCase (JS
+// API); every request and response is the JSON shape of the matching HTTP route of the Hippo
+// Worker (snake_case fields, RFC 3339 timestamps), so documents move between the two unchanged.
+// A request key the route does not know rejects with `invalid_request` naming it (and its
+// snake_case spelling when that was meant). tests/npm/types.test.mjs checks this file against
+// the wasm build: every method, and every request field with its type.
 
 // ---- Opening ----
 
@@ -10,12 +15,16 @@ export type Storage =
   | { indexedDB: string }
   | StorageAdapter;
 
-/** Your own persistence: the whole store as one byte string. */
+/** Your own persistence: the store as one byte string, optionally appended to. */
 export interface StorageAdapter {
-  /** The bytes last saved, or null when nothing was saved yet. */
+  /** The bytes last saved followed by every byte appended since, or null when nothing was
+   * saved yet. */
   load(): Promise<Uint8Array | ArrayBuffer | null | undefined> | Uint8Array | ArrayBuffer | null | undefined;
-  /** Stores the bytes; resolve only once they are durable. Replace, never append. */
+  /** Replaces everything with the bytes (a snapshot); resolve only once they are durable. */
   save(bytes: Uint8Array): Promise<void> | void;
+  /** Optional: adds the bytes (one call's changes) after what is stored; resolve only once
+   * they are durable. Without it every call saves a whole snapshot. */
+  append?(bytes: Uint8Array): Promise<void> | void;
   /** Called by `close()`. */
   close?(): Promise<void> | void;
 }
@@ -56,16 +65,29 @@ export interface HippoOptions {
   clock?: () => number | Date;
 }
 
-/** Errors reject with an `Error` whose `code` matches the HTTP API's. */
-export interface HippoError extends Error {
-  code:
-    | 'invalid_request'
-    | 'not_found'
-    | 'unauthorized'
-    | 'conflict'
-    | 'request_too_large'
-    | 'not_configured'
-    | 'internal_error';
+export type HippoErrorCode =
+  | 'invalid_request'
+  | 'not_found'
+  | 'unauthorized'
+  | 'conflict'
+  | 'request_too_large'
+  | 'not_configured'
+  | 'internal_error';
+
+/** What every method rejects with: `message` is the HTTP API's, `code` its error code. */
+export declare class HippoError extends Error {
+  constructor(message: string, code: HippoErrorCode);
+  readonly name: 'HippoError';
+  readonly code: HippoErrorCode;
+}
+
+/** The answer of `reembed()`. */
+export interface ReembedResponse {
+  status: 'ok';
+  /** `name:dimension` of the embedder now recorded. */
+  embedder: string;
+  /** How many vectors were written. */
+  vectors: number;
 }
 
 // ---- Shared shapes ----
@@ -491,6 +513,10 @@ export declare class Hippo {
   exportNpc(npcid: string): Promise<NpcExport>;
   importNpc(npcid: string, document: NpcExport): Promise<NpcView>;
 
+  /** Re-embeds every memory with the configured embedder (needed once after changing
+   * `embed`; until then calls reject with `not_configured`). */
+  reembed(): Promise<ReembedResponse>;
+
   /** Resolves once every change so far is saved (mutations already wait for their own save). */
   flush(): Promise<void>;
   /** Flushes and releases the storage; later calls reject. */
@@ -507,3 +533,10 @@ export declare function registerStorage(
 export declare function fileStorage(path: string): StorageAdapter;
 /** Browsers only: the adapter behind `{indexedDB: name}`. */
 export declare function indexedDBStorage(name: string, factory?: unknown): StorageAdapter;
+
+/** Cloudflare Workers only (the `workerd` entry): a Durable Object's `ctx.storage` as storage.
+ * Incremental (each call appends its changes); the object is the one writer. */
+export declare function durableObjectStorage(storage: unknown, prefix?: string): StorageAdapter;
+/** Cloudflare Workers only: one KV key holding the whole store, rewritten by each changing call.
+ * Last write wins: never let two isolates write the same key (see pkg/README.md). */
+export declare function kvStorage(namespace: unknown, key: string): StorageAdapter;

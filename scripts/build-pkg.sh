@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the npm package in pkg/: the wasm core (release, wasm32), wasm-bindgen glue for the
-# nodejs, web and bundler targets into pkg/dist/<target>/, each .wasm shrunk with wasm-opt -Oz,
+# nodejs and web targets into pkg/dist/<target>/ (one .wasm, shrunk with wasm-opt -Oz),
 # and prints the gzip size of the shipped wasm (target: <= 600 KiB).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,34 +28,49 @@ step "cargo build (profile pkg, wasm32)"
 cargo build -p hippo-wasm --lib --profile pkg --target wasm32-unknown-unknown
 
 rm -rf "$DIST"
-TARGETS=(nodejs web bundler)
+# Two glues over one module: `web` (ES module; browsers, bundlers, workerd) and `nodejs`
+# (CommonJS). The package ships the .wasm once, in dist/web/; the nodejs glue reads it there.
+TARGETS=(nodejs web)
 for target in "${TARGETS[@]}"; do
   step "wasm-bindgen --target $target"
   wasm-bindgen --target "$target" --out-dir "$DIST/$target" --out-name "$CRATE" --no-typescript "$RAW"
 done
-
-# The glue differs per target but the .wasm usually does not: optimize it once when the
-# three are identical, else each.
-first=$DIST/${TARGETS[0]}/${CRATE}_bg.wasm
-identical=true
-for target in "${TARGETS[@]}"; do
-  cmp -s "$first" "$DIST/$target/${CRATE}_bg.wasm" || identical=false
-done
-if $identical; then
-  step "wasm-opt -Oz (one module for every target)"
-  "$WASM_OPT" -Oz "${FEATURES[@]}" "$first" -o "$first"
-  for target in "${TARGETS[@]:1}"; do cp "$first" "$DIST/$target/${CRATE}_bg.wasm"; done
-else
-  for target in "${TARGETS[@]}"; do
-    step "wasm-opt -Oz ($target)"
-    "$WASM_OPT" -Oz "${FEATURES[@]}" "$DIST/$target/${CRATE}_bg.wasm" -o "$DIST/$target/${CRATE}_bg.wasm"
-  done
+if ! cmp -s "$DIST/nodejs/${CRATE}_bg.wasm" "$DIST/web/${CRATE}_bg.wasm"; then
+  echo "[pkg] the nodejs and web modules differ: the package cannot ship one .wasm" >&2
+  exit 1
 fi
+rm "$DIST/nodejs/${CRATE}_bg.wasm"
+node - "$DIST/nodejs/$CRATE.js" <<'JS'
+// Point the nodejs glue at the one shipped module (exactly one place names it).
+const fs = require('node:fs');
+const file = process.argv[2];
+const from = '`${__dirname}/hippo_wasm_bg.wasm`';
+const glue = fs.readFileSync(file, 'utf8');
+if (glue.split(from).length !== 2) throw new Error(`expected one ${from} in ${file}`);
+fs.writeFileSync(file, glue.replace(from, "require('path').join(__dirname, '..', 'web', 'hippo_wasm_bg.wasm')"));
+JS
+
+step "wasm-opt -Oz"
+"$WASM_OPT" -Oz "${FEATURES[@]}" "$DIST/web/${CRATE}_bg.wasm" -o "$DIST/web/${CRATE}_bg.wasm"
+
+# The request schemas the package checks keys against (pkg/src/shapes.rs), minified, as a
+# module of each glue's kind: the entry points hand them to the wasm.
+node - worker/src/http/openapi_components.json "$DIST" <<'JS'
+const fs = require('node:fs');
+const [file, dist] = process.argv.slice(2);
+const json = JSON.stringify(JSON.stringify(JSON.parse(fs.readFileSync(file, 'utf8'))));
+fs.writeFileSync(`${dist}/nodejs/shapes.js`, `module.exports = ${json};\n`);
+fs.writeFileSync(`${dist}/web/shapes.js`, `export default ${json};\n`);
+JS
+
+# npm ships pkg/ alone: the repository's license goes in with it. CommonJS consumers of
+# TypeScript (node16/nodenext, `require`) read index.d.cts: the same declarations.
+cp LICENSE pkg/LICENSE
+cp pkg/index.d.ts pkg/index.d.cts
 
 # Each glue directory says which module system its .js files use (the package is "module").
 printf '{ "type": "commonjs" }\n' > "$DIST/nodejs/package.json"
 printf '{ "type": "module" }\n' > "$DIST/web/package.json"
-printf '{ "type": "module" }\n' > "$DIST/bundler/package.json"
 
 raw=$(wc -c < "$DIST/web/${CRATE}_bg.wasm")
 gz=$(gzip -9 -c "$DIST/web/${CRATE}_bg.wasm" | wc -c)

@@ -1,6 +1,6 @@
 // The playground: one companion whose memory lives in this browser's IndexedDB, through the
 // package's `web` build. Every panel is a view of one API call's answer.
-import { Hippo } from '../../pkg/web/index.js';
+import { Hippo } from '../../pkg/browser/index.js';
 
 const NPC = 'companion';
 const DATABASE = 'hippo-playground';

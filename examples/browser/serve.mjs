@@ -18,8 +18,8 @@ const TYPES = {
   '.svg': 'image/svg+xml',
 };
 
-/** Starts the server; resolves to {url, close()}. Port 0 picks a free one. */
-export function serve(port = 0, root = ROOT) {
+/** Starts the server on `root`; resolves to {url (of `start`), close()}. Port 0 picks a free one. */
+export function serve(port = 0, root = ROOT, start = '/examples/browser/') {
   const server = createServer((req, res) => {
     const url = new URL(req.url, 'http://127.0.0.1');
     let file = path.join(root, decodeURIComponent(url.pathname));
@@ -44,7 +44,7 @@ export function serve(port = 0, root = ROOT) {
     server.listen(port, '127.0.0.1', () => {
       const { port: actual } = server.address();
       resolve({
-        url: `http://127.0.0.1:${actual}/examples/browser/`,
+        url: `http://127.0.0.1:${actual}${start}`,
         close: () => new Promise((done) => server.close(done)),
       });
     });

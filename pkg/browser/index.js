@@ -1,8 +1,43 @@
-// The browser and bundler entry point: the `bundler` wasm build (the bundler loads the .wasm),
-// with `{indexedDB: name}` storage.
-import { Hippo, registerStorage } from '../dist/bundler/hippo_wasm.js';
+// The browser entry (bundlers, and pages without one): the `web` wasm build, with
+// `{indexedDB: name}` storage. The .wasm is fetched and compiled on the first `Hippo.open`,
+// not at import, so importing the package costs nothing and needs no top-level await.
+import init, { Hippo, registerStorage as registerNow, setErrorClass, setRequestShapes } from '../dist/web/hippo_wasm.js';
+import shapes from '../dist/web/shapes.js';
+import { HippoError } from '../errors.js';
+import wasmUrl from './wasm-url.js';
 import { indexedDBStorage } from './indexeddb-storage.js';
 
-registerStorage('indexedDB', (option) => indexedDBStorage(option.indexedDB));
+// Storage kinds registered before the module is instantiated; applied once it is.
+const kinds = new Map([['indexedDB', (option) => indexedDBStorage(option.indexedDB)]]);
+let instantiated = false;
+let instantiating;
 
-export { Hippo, registerStorage, indexedDBStorage };
+function instantiate() {
+  instantiating ??= init({ module_or_path: wasmUrl }).then(
+    () => {
+      instantiated = true;
+      setErrorClass(HippoError);
+      setRequestShapes(shapes);
+      for (const [kind, factory] of kinds) registerNow(kind, factory);
+    },
+    (error) => {
+      instantiating = undefined; // a later open tries again (e.g. after a network error)
+      throw new HippoError(`cannot load the Hippo wasm module: ${error?.message ?? error}`, 'internal_error');
+    },
+  );
+  return instantiating;
+}
+
+const open = Hippo.open;
+Hippo.open = async function (options) {
+  await instantiate();
+  return open.call(Hippo, options);
+};
+
+/** Makes `{<kind>: ...}` a valid `storage` option (see index.d.ts). */
+function registerStorage(kind, factory) {
+  if (instantiated) registerNow(kind, factory);
+  else kinds.set(kind, factory);
+}
+
+export { Hippo, HippoError, registerStorage, indexedDBStorage };

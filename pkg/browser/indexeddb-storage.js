@@ -1,9 +1,15 @@
-// `{indexedDB: name}` storage for browsers: the whole store as one value in an IndexedDB
-// database. A save puts the new snapshot under a new key and moves the `current` pointer to
-// it in the same transaction (then drops the old one), so a crash or a closed tab leaves
-// the previous snapshot or the new one, never a torn mix. One tab at a time per database.
+// `{indexedDB: name}` storage for browsers: a snapshot of the store, and the records of the
+// changes made since (one IndexedDB value per call), in one database.
+// - save (a new snapshot): one transaction puts the snapshot under a new key, moves the
+//   `current` pointer to it, deletes the old one and clears the records.
+// - append (one call's changes): one transaction adds a record.
+// Both are `durability: 'strict'`; a crash or a closed tab leaves each whole or absent.
+// One tab at a time per database.
 
-const STORE = 'snapshots';
+import { concat } from '../bytes.js';
+
+const SNAPSHOTS = 'snapshots';
+const RECORDS = 'records';
 const POINTER = 'current';
 
 export function indexedDBStorage(name, factory = globalThis.indexedDB) {
@@ -15,29 +21,41 @@ export function indexedDBStorage(name, factory = globalThis.indexedDB) {
   }
   let database;
   const open = () => (database ??= openDatabase(factory, name));
+  // `strict`: the transaction completes only once the data is flushed to disk.
+  const write = async (stores) => (await open()).transaction(stores, 'readwrite', { durability: 'strict' });
 
   return {
     async load() {
-      const tx = (await open()).transaction(STORE, 'readonly');
-      const snapshots = tx.objectStore(STORE);
+      const tx = (await open()).transaction([SNAPSHOTS, RECORDS], 'readonly');
+      const snapshots = tx.objectStore(SNAPSHOTS);
       const pointer = await request(snapshots.get(POINTER));
       if (!pointer) return null;
-      const bytes = await request(snapshots.get(pointer.key));
-      if (!bytes) throw new Error(`snapshot ${pointer.key} is missing from IndexedDB ${name}`);
-      return bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+      const [snapshot, records] = await Promise.all([
+        request(snapshots.get(pointer.key)),
+        request(tx.objectStore(RECORDS).getAll()),
+      ]);
+      if (!snapshot) throw new Error(`snapshot ${pointer.key} is missing from IndexedDB ${name}`);
+      return concat([snapshot, ...records]);
     },
 
     async save(bytes) {
-      // `strict`: the transaction completes only once the data is flushed to disk.
-      const tx = (await open()).transaction(STORE, 'readwrite', { durability: 'strict' });
+      const tx = await write([SNAPSHOTS, RECORDS]);
       const done = completion(tx);
-      const snapshots = tx.objectStore(STORE);
+      const snapshots = tx.objectStore(SNAPSHOTS);
       const previous = await request(snapshots.get(POINTER));
       const sequence = (previous?.sequence ?? 0) + 1;
       const key = `snapshot-${sequence}`;
       snapshots.put(bytes, key);
       snapshots.put({ key, sequence, saved_at: Date.now() }, POINTER);
       if (previous) snapshots.delete(previous.key);
+      tx.objectStore(RECORDS).clear();
+      await done;
+    },
+
+    async append(bytes) {
+      const tx = await write(RECORDS);
+      const done = completion(tx);
+      tx.objectStore(RECORDS).add(bytes);
       await done;
     },
 
@@ -48,9 +66,14 @@ export function indexedDBStorage(name, factory = globalThis.indexedDB) {
   };
 }
 
+// Version 2 added the records store; a version 1 database keeps its snapshot.
 function openDatabase(factory, name) {
-  const opening = factory.open(name, 1);
-  opening.onupgradeneeded = () => opening.result.createObjectStore(STORE);
+  const opening = factory.open(name, 2);
+  opening.onupgradeneeded = () => {
+    const db = opening.result;
+    if (!db.objectStoreNames.contains(SNAPSHOTS)) db.createObjectStore(SNAPSHOTS);
+    if (!db.objectStoreNames.contains(RECORDS)) db.createObjectStore(RECORDS, { autoIncrement: true });
+  };
   return request(opening);
 }
 

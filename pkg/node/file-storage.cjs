@@ -1,8 +1,12 @@
 'use strict';
-// `{file: path}` storage for Node: the whole store in one file, replaced atomically.
-// A save writes a temporary file beside the target, fsyncs it, renames it over the target and
-// fsyncs the directory, so a crash at any point leaves either the old or the new file, never
-// a torn one. One Hippo instance per file: two writers would overwrite each other's saves.
+// `{file: path}` storage for Node: the store in one file, a snapshot followed by the records
+// of the changes made since (an append-only log).
+// - save (a new snapshot): writes a temporary file beside the target, fsyncs it, renames it
+//   over the target and fsyncs the directory, so a crash leaves the old file or the new one.
+// - append (one call's changes): writes the records at the end of the file and fsyncs it. A
+//   crash mid-append leaves part of a record at the end, which loading recognises and drops
+//   (that call was never acknowledged); a failed append cuts the file back to where it was.
+// One Hippo instance per file: two writers would overwrite each other's saves.
 
 const fs = require('node:fs/promises');
 const path = require('node:path');
@@ -42,6 +46,22 @@ function fileStorage(filePath) {
         throw error;
       }
       await syncDirectory(directory);
+    },
+    async append(bytes) {
+      // 'r+': the snapshot must be there (the first save is always one).
+      const handle = await fs.open(target, 'r+');
+      try {
+        const { size } = await handle.stat();
+        try {
+          await handle.write(bytes, 0, bytes.length, size);
+          await handle.sync();
+        } catch (error) {
+          await handle.truncate(size).catch(() => {});
+          throw error;
+        }
+      } finally {
+        await handle.close();
+      }
     },
   };
 }

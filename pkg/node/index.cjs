@@ -2,7 +2,10 @@
 // The Node entry point (CommonJS): the nodejs wasm build, with `{file: path}` storage.
 const core = require('../dist/nodejs/hippo_wasm.js');
 const { fileStorage } = require('./file-storage.cjs');
+const { HippoError } = require('./errors.cjs');
 
+core.setErrorClass(HippoError);
+core.setRequestShapes(require('../dist/nodejs/shapes.js'));
 core.registerStorage('file', (option) => fileStorage(option.file));
 
-module.exports = { Hippo: core.Hippo, registerStorage: core.registerStorage, fileStorage };
+module.exports = { Hippo: core.Hippo, HippoError, registerStorage: core.registerStorage, fileStorage };

@@ -2,5 +2,5 @@
 // `require` in one process share one wasm instance and one set of registered storages.
 import node from './index.cjs';
 
-export const { Hippo, registerStorage, fileStorage } = node;
+export const { Hippo, HippoError, registerStorage, fileStorage } = node;
 export default node;

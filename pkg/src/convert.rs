@@ -10,15 +10,19 @@
 use hippo::error::PortError;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
-/// A JS request object → the core's request type, read exactly as the HTTP API reads a body:
-/// `JSON.stringify` then `serde_json`. So `undefined` fields are absent, a `Date` is its
-/// RFC 3339 string, and a shape error is the HTTP API's 400 with serde_json's message (code
-/// `invalid_request`). No request object (`undefined` or `null`) reads as `{}`, as an empty
-/// HTTP body does. (serde-wasm-bindgen would walk a string as if it were an array and report
-/// JS engine errors instead.)
-pub fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, hippo::Error> {
+/// A JS request object → the core's request type, read as the HTTP API reads a body
+/// (`JSON.stringify`, then the core's serde types). So `undefined` fields are absent and a
+/// `Date` is its RFC 3339 string. No request object (`undefined` or `null`) reads as `{}`, as
+/// an empty HTTP body does. `shape` names the request's schema in the HTTP API's OpenAPI
+/// components ([`crate::shapes`]): a key it does not have is an `invalid_request` naming it,
+/// with its snake_case spelling when that is what was meant (`maxResults` → `max_results`).
+pub fn from_js<T: DeserializeOwned>(
+    value: JsValue,
+    shape: Option<&str>,
+) -> Result<T, hippo::Error> {
     let json = if value.is_undefined() || value.is_null() {
         "{}".to_string()
     } else {
@@ -28,29 +32,96 @@ pub fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, hippo::Error> {
             .and_then(|json| json.as_string())
             .ok_or_else(|| hippo::Error::invalid("the request is not a JSON value"))?
     };
-    hippo::json::parse(&json).map_err(|e| hippo::Error::invalid(format!("invalid JSON body: {e}")))
+    from_json(&json, shape)
 }
 
-/// A core response → a plain JS object, exactly the JSON the HTTP route answers: serde_json
-/// writes it (as the Worker does), `JSON.parse` reads it. One serializer for the responses and
-/// the store's snapshot keeps each type's serialization code in the wasm once.
-pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, hippo::Error> {
-    let json = serde_json::to_string(value)
-        .map_err(|e| hippo::Error::Internal(format!("cannot convert the response: {e}")))?;
-    js_sys::JSON::parse(&json).map_err(|thrown| {
-        hippo::Error::Internal(format!(
-            "cannot convert the response: {}",
-            describe(&thrown)
-        ))
+/// [`from_js`] after `JSON.stringify` (native, so it is tested without a JS engine).
+pub fn from_json<T: DeserializeOwned>(json: &str, shape: Option<&str>) -> Result<T, hippo::Error> {
+    let invalid = |message: String| hippo::Error::invalid(format!("invalid request: {message}"));
+    // The keys are checked on a generic JSON value (one walk for every type), the request read
+    // from the text as before: reading T from a `Value` too would add a second copy of every
+    // request type's parser to the wasm.
+    let unknown = match shape {
+        Some(shape) => {
+            let value: serde_json::Value = hippo::json::parse(json).map_err(|e| {
+                hippo::Error::invalid(format!("the request is not a JSON value: {e}"))
+            })?;
+            crate::shapes::unknown_key(shape, &value)
+        }
+        None => None,
+    };
+    if let Some(unknown) = unknown {
+        let hint = unknown
+            .known_as
+            .map(|snake| {
+                format!(
+                    " (did you mean `{snake}`? request fields are snake_case, as in the HTTP API)"
+                )
+            })
+            .unwrap_or_default();
+        return Err(invalid(format!("unknown field `{}`{hint}", unknown.path)));
+    }
+    hippo::json::parse(json).map_err(|error| {
+        let message = error.to_string();
+        // Types that refuse unknown fields themselves say so in serde's words.
+        let key = unknown_field_in(&message);
+        let hint = key
+            .map(crate::shapes::snake_case)
+            .filter(|snake| Some(snake.as_str()) != key)
+            .filter(|snake| message.contains(&format!("`{snake}`")))
+            .map(|snake| format!(" (did you mean `{snake}`?)"))
+            .unwrap_or_default();
+        // A JS caller passed an object, not text: the parser's position means nothing to it.
+        let message = match message.rsplit_once(" at line ") {
+            Some((what, position)) if position.contains(" column ") => what.to_string(),
+            _ => message,
+        };
+        invalid(format!("{message}{hint}"))
     })
 }
 
-/// A core error → a JS `Error` whose `message` is what the HTTP API says and whose `code` is
-/// [`hippo::Error::code`] (`invalid_request`, `not_found`, `conflict`, …).
+/// The key of serde's "unknown field `key`, expected …" message.
+fn unknown_field_in(message: &str) -> Option<&str> {
+    let rest = message.split_once("unknown field `")?.1;
+    rest.split_once('`').map(|(key, _)| key)
+}
+
+/// A core response → a plain JS object, exactly the JSON the HTTP route answers: the JSON
+/// text, then `JSON.parse` (one fast call into JS, and serde_json's serializer, which the
+/// snapshots need anyway, instead of a second one per response type in the wasm).
+pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, hippo::Error> {
+    let failed = |e: String| hippo::Error::Internal(format!("cannot convert the response: {e}"));
+    let json = serde_json::to_string(value).map_err(|e| failed(e.to_string()))?;
+    js_sys::JSON::parse(&json).map_err(|e| failed(describe(&e)))
+}
+
+thread_local! {
+    /// The package's `HippoError` class, registered by each entry point.
+    static ERROR_CLASS: RefCell<Option<js_sys::Function>> = const { RefCell::new(None) };
+}
+
+/// Makes errors instances of `class` (`new class(message, code)`): the package's entry points
+/// register its `HippoError`, so `instanceof HippoError` works.
+#[wasm_bindgen(js_name = setErrorClass)]
+pub fn set_error_class(class: js_sys::Function) {
+    ERROR_CLASS.with(|slot| *slot.borrow_mut() = Some(class));
+}
+
+/// A core error → a `HippoError` (an `Error`) whose `message` is what the HTTP API says and
+/// whose `code` is [`hippo::Error::code`] (`invalid_request`, `not_found`, `conflict`, …).
 pub fn to_js_error(error: hippo::Error) -> JsValue {
+    let message = JsValue::from(error.to_string());
+    let code = JsValue::from(error.code());
+    let class = ERROR_CLASS.with(|slot| slot.borrow().clone());
+    if let Some(class) = class {
+        let args = js_sys::Array::of2(&message, &code);
+        if let Ok(made) = js_sys::Reflect::construct(&class, &args) {
+            return made;
+        }
+    }
     let js = js_sys::Error::new(&error.to_string());
     // Setting a data property on a fresh Error object cannot fail.
-    let _ = js_sys::Reflect::set(&js, &"code".into(), &error.code().into());
+    let _ = js_sys::Reflect::set(&js, &"code".into(), &code);
     js.into()
 }
 
@@ -89,4 +160,106 @@ pub fn method(object: &JsValue, name: &str) -> Option<js_sys::Function> {
 /// A property of a JS object, or `undefined`.
 pub fn property(object: &JsValue, name: &str) -> JsValue {
     js_sys::Reflect::get(object, &name.into()).unwrap_or(JsValue::UNDEFINED)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hippo::api::{AddMemoriesRequest, NpcUpsert, RetrievalRequest, SearchRequest};
+
+    fn message<T: DeserializeOwned + std::fmt::Debug>(json: &str, shape: &str) -> String {
+        let error = from_json::<T>(json, Some(shape)).unwrap_err();
+        assert_eq!(error.code(), "invalid_request");
+        error.to_string()
+    }
+
+    #[test]
+    fn an_unknown_key_is_named_with_its_snake_case_spelling() {
+        let text =
+            message::<SearchRequest>(r#"{"query": "jazz", "maxResults": 1}"#, "SearchRequest");
+        assert!(text.contains("unknown field `maxResults`"), "{text}");
+        assert!(text.contains("did you mean `max_results`?"), "{text}");
+        let text = message::<NpcUpsert>(r#"{"displayName": "N"}"#, "NpcUpsert");
+        assert!(
+            text.contains("displayName") && text.contains("`display_name`"),
+            "{text}"
+        );
+        assert!(
+            !text.contains("line"),
+            "no JSON parser position for a JS object: {text}"
+        );
+    }
+
+    #[test]
+    fn a_key_unknown_in_any_spelling_gets_no_suggestion() {
+        let text =
+            message::<RetrievalRequest>(r#"{"query": "x", "userId": "u"}"#, "RetrievalRequest");
+        assert!(text.contains("unknown field `userId`"), "{text}");
+        assert!(!text.contains("did you mean"), "{text}");
+    }
+
+    #[test]
+    fn nested_unknown_keys_are_named_by_their_path() {
+        let text = message::<AddMemoriesRequest>(
+            r#"{"memories": [{"summary": "a", "type": "other"}, {"summary": "b", "type": "other", "metadata": {}}]}"#,
+            "AddMemoriesRequest",
+        );
+        assert!(
+            text.contains("unknown field `memories.1.metadata`"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn known_keys_parse_as_before() {
+        let request: SearchRequest = from_json(
+            r#"{"query": "jazz", "max_results": 2}"#,
+            Some("SearchRequest"),
+        )
+        .unwrap();
+        assert_eq!(request.query, "jazz");
+        // Maps take any key: PKG field names are the user's.
+        let upsert: NpcUpsert =
+            from_json(r#"{"pkg": {"favoriteColor": "red"}}"#, Some("NpcUpsert")).unwrap();
+        assert!(upsert.pkg.is_some());
+    }
+}
+
+#[cfg(test)]
+mod query_tests {
+    //! Options without a schema (`listMemories`, `getConversation`, `listNpcs`): their types
+    //! refuse unknown fields themselves, in serde's words.
+    use super::*;
+    use hippo::engine::ListMemoriesQuery;
+
+    fn refused(json: &str) -> String {
+        let error = from_json::<ListMemoriesQuery>(json, None).unwrap_err();
+        assert_eq!(error.code(), "invalid_request");
+        error.to_string()
+    }
+
+    #[test]
+    fn list_memories_refuses_an_unknown_key_and_names_its_snake_case_spelling() {
+        let text = refused(r#"{"includeSuperseded": true}"#);
+        assert!(text.contains("unknown field `includeSuperseded`"), "{text}");
+        assert!(
+            text.contains("did you mean `include_superseded`?"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_snake_case_key_unknown_to_serde_gets_no_suggestion_of_itself() {
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct Range {
+            since: u64,
+        }
+        let error = from_json::<Range>(r#"{"since": 1, "foo": 1}"#, None).unwrap_err();
+        let text = error.to_string();
+        assert!(text.contains("unknown field `foo`"), "{text}");
+        assert!(!text.contains("did you mean"), "{text}");
+        assert!(refused(r#"{"foo": 1}"#).contains("unknown field `foo`"));
+    }
 }

@@ -110,7 +110,7 @@ impl JsHippo {
     #[wasm_bindgen(js_name = createNpc)]
     pub fn create_npc(&self, npcid: String, request: JsValue) -> Promise {
         call(&self.inner, |i| async move {
-            let request: NpcUpsert = from_js(request)?;
+            let request: NpcUpsert = from_js(request, Some("NpcUpsert"))?;
             i.hippo.upsert_npc(&npcid, request).await
         })
     }
@@ -136,7 +136,7 @@ impl JsHippo {
     #[wasm_bindgen(js_name = listNpcs)]
     pub fn list_npcs(&self, page: JsValue) -> Promise {
         call(&self.inner, |i| async move {
-            let page: Page = from_js(page)?;
+            let page: Page = from_js(page, None)?;
             i.hippo
                 .list_npcs(
                     page.after.as_deref(),
@@ -159,7 +159,9 @@ impl JsHippo {
     #[wasm_bindgen(js_name = updatePkg)]
     pub fn update_pkg(&self, npcid: String, request: JsValue) -> Promise {
         call(&self.inner, |i| async move {
-            i.hippo.update_pkg(&npcid, from_js(request)?).await
+            i.hippo
+                .update_pkg(&npcid, from_js(request, Some("PkgUpdateRequest"))?)
+                .await
         })
     }
 
@@ -175,7 +177,9 @@ impl JsHippo {
     #[wasm_bindgen(js_name = applyEntityOps)]
     pub fn apply_entity_ops(&self, npcid: String, request: JsValue) -> Promise {
         call(&self.inner, |i| async move {
-            i.hippo.apply_entity_ops(&npcid, from_js(request)?).await
+            i.hippo
+                .apply_entity_ops(&npcid, from_js(request, Some("EntityOpsRequest"))?)
+                .await
         })
     }
 
@@ -192,7 +196,9 @@ impl JsHippo {
     #[wasm_bindgen(js_name = addConversation)]
     pub fn add_conversation(&self, npcid: String, request: JsValue) -> Promise {
         call(&self.inner, |i| async move {
-            i.hippo.append_conversation(&npcid, from_js(request)?).await
+            i.hippo
+                .append_conversation(&npcid, from_js(request, Some("ConversationAppend"))?)
+                .await
         })
     }
 
@@ -200,7 +206,7 @@ impl JsHippo {
     #[wasm_bindgen(js_name = getConversation)]
     pub fn get_conversation(&self, npcid: String, range: JsValue) -> Promise {
         call(&self.inner, |i| async move {
-            let range: LogRange = from_js(range)?;
+            let range: LogRange = from_js(range, None)?;
             i.hippo
                 .get_conversation(&npcid, range.since, range.limit.unwrap_or(LOG_PAGE_DEFAULT))
                 .await
@@ -219,7 +225,9 @@ impl JsHippo {
     #[wasm_bindgen(js_name = addMemories)]
     pub fn add_memories(&self, npcid: String, request: JsValue) -> Promise {
         call(&self.inner, |i| async move {
-            i.hippo.add_memories(&npcid, from_js(request)?).await
+            i.hippo
+                .add_memories(&npcid, from_js(request, Some("AddMemoriesRequest"))?)
+                .await
         })
     }
 
@@ -228,7 +236,7 @@ impl JsHippo {
     #[wasm_bindgen(js_name = listMemories)]
     pub fn list_memories(&self, npcid: String, query: JsValue) -> Promise {
         call(&self.inner, |i| async move {
-            let query: ListMemoriesQuery = from_js(query)?;
+            let query: ListMemoriesQuery = from_js(query, None)?;
             i.hippo.list_memories(&npcid, query).await
         })
     }
@@ -238,7 +246,15 @@ impl JsHippo {
     #[wasm_bindgen(js_name = updateMemory)]
     pub fn update_memory(&self, npcid: String, id: String, patch: JsValue) -> Promise {
         call(&self.inner, |i| async move {
-            i.hippo.update_memory(&npcid, &id, from_js(patch)?).await
+            let patch: hippo::memory::MemoryPatch = from_js(patch, Some("MemoryPatch"))?;
+            let rewrites = patch.summary.is_some();
+            let updated = i.hippo.update_memory(&npcid, &id, patch).await?;
+            // The old summary may be what the user wanted gone (a secret edited out): save a
+            // snapshot, as a deletion does, so no earlier log record keeps it.
+            if rewrites {
+                i.state.snapshot_next();
+            }
+            Ok(updated)
         })
     }
 
@@ -256,7 +272,7 @@ impl JsHippo {
     /// `POST /api/memories/{npcid}/search` with `{query, memory_types?, max_results?, …}`.
     pub fn search(&self, npcid: String, request: JsValue) -> Promise {
         call(&self.inner, |i| async move {
-            let request: SearchRequest = from_js(request)?;
+            let request: SearchRequest = from_js(request, Some("SearchRequest"))?;
             i.hippo.search(&npcid, request).await
         })
     }
@@ -265,7 +281,7 @@ impl JsHippo {
     /// max_results?}` → `{memories}`.
     pub fn retrieve(&self, npcid: String, request: JsValue) -> Promise {
         call(&self.inner, |i| async move {
-            let request: RetrievalRequest = from_js(request)?;
+            let request: RetrievalRequest = from_js(request, Some("RetrievalRequest"))?;
             i.hippo.retrieve(&npcid, request).await
         })
     }
@@ -283,7 +299,7 @@ impl JsHippo {
     #[wasm_bindgen(js_name = importNpc)]
     pub fn import_npc(&self, npcid: String, document: JsValue) -> Promise {
         call(&self.inner, |i| async move {
-            let document: NpcExport = from_js(document)?;
+            let document: NpcExport = from_js(document, Some("NpcExport"))?;
             i.hippo.import_npc(&npcid, document).await
         })
     }

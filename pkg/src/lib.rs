@@ -19,6 +19,7 @@ pub mod convert;
 pub mod js_api;
 pub mod js_ports;
 pub mod options;
+pub mod shapes;
 pub mod storage;
 
 use wasm_bindgen::prelude::*;

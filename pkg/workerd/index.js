@@ -1,9 +1,14 @@
 // The Cloudflare Workers (workerd) entry point: the `web` wasm build, instantiated
 // synchronously from the .wasm module the Workers runtime imports. No file or IndexedDB
-// here: use "memory" or an adapter {load(), save(bytes)} over KV, R2 or D1.
+// here: "memory", or an adapter over a Durable Object's storage or KV (storage.js).
 import wasmModule from '../dist/web/hippo_wasm_bg.wasm';
-import { initSync, Hippo, registerStorage } from '../dist/web/hippo_wasm.js';
+import { initSync, Hippo, registerStorage, setErrorClass, setRequestShapes } from '../dist/web/hippo_wasm.js';
+import shapes from '../dist/web/shapes.js';
+import { HippoError } from '../errors.js';
+import { durableObjectStorage, kvStorage } from './storage.js';
 
 initSync({ module: wasmModule });
+setErrorClass(HippoError);
+setRequestShapes(shapes);
 
-export { Hippo, registerStorage };
+export { Hippo, HippoError, registerStorage, durableObjectStorage, kvStorage };

@@ -42,8 +42,10 @@ pub struct Ports {
     pub clock: Rc<dyn Clock>,
 }
 
-/// Query of `GET /api/memories/{npcid}`.
+/// Query of `GET /api/memories/{npcid}`. The Worker reads it from the query string (see
+/// `api::operation`); the npm package reads it with serde, which refuses a key it does not know.
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ListMemoriesQuery {
     /// Types to keep; empty = all. Unknown names are ignored.
     #[serde(default)]

@@ -300,6 +300,38 @@ impl MemoryVectorIndex {
     }
 }
 
+/// Vector writes as small records, for stores that persist a log of changes instead of
+/// rewriting a whole snapshot (the npm package): the records use the snapshot format.
+impl MemoryVectorIndex {
+    /// A snapshot holding only these vectors of one NPC.
+    pub fn snapshot_of(npcid: &str, items: &[VectorItem]) -> PortResult<Vec<u8>> {
+        let index = Self::new();
+        {
+            let mut npcs = index.npcs.borrow_mut();
+            let space = npcs.entry(npcid.to_string()).or_default();
+            for item in items {
+                space.upsert(item.clone())?;
+            }
+        }
+        Ok(index.snapshot())
+    }
+
+    /// Upserts every vector of a snapshot (of [`Self::snapshot_of`]) into this index.
+    pub fn absorb(&self, bytes: &[u8]) -> PortResult<()> {
+        let other = Self::restore(bytes)?;
+        let mut npcs = self.npcs.borrow_mut();
+        for (npcid, space) in other.npcs.into_inner() {
+            let into = npcs.entry(npcid).or_default();
+            for slot in 0..space.len() {
+                into.upsert(space.item(slot))?;
+            }
+        }
+        drop(npcs);
+        self.bump();
+        Ok(())
+    }
+}
+
 struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,

@@ -8,19 +8,10 @@ import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { serve } from '../../examples/browser/serve.mjs';
+import { CHROMIUM_ARGS } from './chromium.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const OUTPUT = path.join(ROOT, 'test-output', 'browser');
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-quic',
-  '--disable-sync',
-];
 
 let server;
 let browser;

@@ -1,7 +1,8 @@
-// Errors reject with a JS Error whose `code` and message are the HTTP API's.
+// Errors reject with a HippoError (an Error) whose `code` and message are the HTTP API's; a
+// request key the route does not know is an error naming it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fixedClock, rejectsWith, requireHippo } from './helpers.mjs';
+import { fixedClock, importHippo, rejectsWith, requireHippo } from './helpers.mjs';
 
 const { Hippo } = requireHippo();
 
@@ -11,7 +12,7 @@ test('bad input is invalid_request, with the HTTP messages', async () => {
   await hippo.createNpc('n');
   await rejectsWith(hippo.updatePkg('n', { updates: [] }), 'invalid_request', /^updates cannot be empty$/);
   await rejectsWith(hippo.updatePkg('n', { updates: 'Name=Alex' }), 'invalid_request', /invalid type: string "Name=Alex", expected a sequence/);
-  await rejectsWith(hippo.updatePkg('n'), 'invalid_request', /^invalid JSON body: missing field `updates`/);
+  await rejectsWith(hippo.updatePkg('n'), 'invalid_request', /^invalid request: missing field `updates`/);
   const cyclic = { updates: [] };
   cyclic.self = cyclic;
   await rejectsWith(hippo.updatePkg('n', cyclic), 'invalid_request', /not a JSON value/);
@@ -20,6 +21,44 @@ test('bad input is invalid_request, with the HTTP messages', async () => {
   await rejectsWith(hippo.search('n', { query: '' }), 'invalid_request');
   await rejectsWith(hippo.addMemories('n', { memories: [{ summary: 'x', type: 'feeling' }] }), 'invalid_request');
   await rejectsWith(hippo.dream('n', { dryRun: 'yes' }), 'invalid_request', /dryRun must be a boolean/);
+});
+
+test('a request key the route does not know is named, with its snake_case spelling', async () => {
+  const hippo = await Hippo.open({ clock: fixedClock() });
+  await rejectsWith(hippo.createNpc('n', { displayName: 'N' }), 'invalid_request', /unknown field `displayName`.*did you mean `display_name`\?/);
+  await rejectsWith(hippo.getNpc('n'), 'not_found', /does not exist/);
+  await hippo.createNpc('n');
+  await hippo.addMemories('n', { memories: [{ summary: 'likes jazz', type: 'preference' }, { summary: 'likes tea', type: 'preference' }] });
+  await rejectsWith(hippo.search('n', { query: 'likes', maxResults: 1 }), 'invalid_request', /unknown field `maxResults` \(did you mean `max_results`\?/);
+  assert.equal((await hippo.search('n', { query: 'likes', max_results: 1 })).memories.length, 1);
+  await rejectsWith(hippo.updatePkg('n', { userId: 'u', updates: [{ key: 'Name', value: 'A' }] }), 'invalid_request', /unknown field `userId`/);
+  await rejectsWith(
+    hippo.addMemories('n', { memories: [{ summary: 'x', type: 'other', metadata: { a: 1 } }] }),
+    'invalid_request',
+    /unknown field `memories\.0\.metadata`/,
+  );
+  await rejectsWith(hippo.retrieve('n', { query: 'jazz', timeHint: 'yesterday' }), 'invalid_request', /did you mean `time_hint`/);
+  await rejectsWith(hippo.listMemories('n', { includeSuperseded: true }), 'invalid_request', /unknown field `includeSuperseded`.*did you mean `include_superseded`\?/);
+  await rejectsWith(hippo.getConversation('n', { sinceSeq: 0 }), 'invalid_request', /unknown field `sinceSeq`/);
+  const [first] = (await hippo.listMemories('n')).memories;
+  await rejectsWith(hippo.updateMemory('n', first.id, { sensitiveCategory: 'health' }), 'invalid_request', /unknown field `sensitiveCategory`.*did you mean `sensitive_category`\?/);
+  await rejectsWith(hippo.updateMemory('n', first.id, { summary: 'x', tags: ['a'] }), 'invalid_request', /unknown field `tags`(?!.*did you mean)/);
+  assert.equal((await hippo.listMemories('n')).memories.find((m) => m.id === first.id).summary, first.summary);
+  assert.equal((await hippo.listMemories('n')).count, 2, 'nothing was written by the refused calls');
+});
+
+test('errors are HippoError instances, from require and from import alike', async () => {
+  const { HippoError } = requireHippo();
+  const esm = await importHippo();
+  assert.equal(esm.HippoError, HippoError);
+  const hippo = await Hippo.open();
+  const error = await hippo.getNpc('ghost').catch((e) => e);
+  assert.ok(error instanceof HippoError);
+  assert.ok(error instanceof Error);
+  assert.equal(error.name, 'HippoError');
+  assert.equal(error.code, 'not_found');
+  assert.match(error.message, /ghost/);
+  assert.match(error.stack, /HippoError/);
 });
 
 test('unknown NPCs and items are not_found', async () => {

@@ -1,7 +1,7 @@
-// Shared by the node --test files: a throwaway consumer project whose node_modules/hippo is
+// Shared by the node --test files: a throwaway consumer project whose node_modules/<name> is
 // a symlink to pkg/, so imports go through real package resolution (conditional exports).
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +9,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 export const pkgDir = path.join(root, 'pkg');
+/** The name the package is published under (pkg/package.json). */
+export const NAME = JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8')).name;
 
 let consumer;
 const made = [];
@@ -16,27 +18,28 @@ process.on('exit', () => {
   for (const dir of made) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A temp project with node_modules/hippo → pkg/ (made once per test process). */
+/** A temp project with node_modules/<name> → pkg/ (made once per test process). */
 export function consumerDir() {
   if (consumer) return consumer;
   assert.ok(
-    existsSync(path.join(pkgDir, 'dist', 'nodejs', 'hippo_wasm_bg.wasm')),
+    existsSync(path.join(pkgDir, 'dist', 'web', 'hippo_wasm_bg.wasm')),
     'pkg/dist is missing: run `make pkg` first',
   );
   consumer = tempDir('hippo-consumer-');
-  mkdirSync(path.join(consumer, 'node_modules'));
-  symlinkSync(pkgDir, path.join(consumer, 'node_modules', 'hippo'), 'dir');
+  const link = path.join(consumer, 'node_modules', ...NAME.split('/'));
+  mkdirSync(path.dirname(link), { recursive: true });
+  symlinkSync(pkgDir, link, 'dir');
   writeFileSync(path.join(consumer, 'package.json'), '{ "private": true }\n');
-  writeFileSync(path.join(consumer, 'esm.mjs'), "export * from 'hippo';\n");
+  writeFileSync(path.join(consumer, 'esm.mjs'), `export * from '${NAME}';\n`);
   return consumer;
 }
 
-/** `require('hippo')` from the consumer project. */
+/** `require(NAME)` from the consumer project. */
 export function requireHippo() {
-  return createRequire(path.join(consumerDir(), 'index.cjs'))('hippo');
+  return createRequire(path.join(consumerDir(), 'index.cjs'))(NAME);
 }
 
-/** `import ... from 'hippo'` from the consumer project. */
+/** `import ... from NAME` from the consumer project. */
 export function importHippo() {
   return import(pathToFileURL(path.join(consumerDir(), 'esm.mjs')).href);
 }
@@ -80,6 +83,20 @@ export function memoryAdapter() {
       adapter.bytes = bytes.slice();
       adapter.saves += 1;
     },
+  };
+  return adapter;
+}
+
+/** memoryAdapter() that can also append (the next load returns saved + appended bytes). */
+export function appendingAdapter() {
+  const adapter = memoryAdapter();
+  adapter.appends = 0;
+  adapter.append = async (bytes) => {
+    const joined = new Uint8Array(adapter.bytes.length + bytes.length);
+    joined.set(adapter.bytes);
+    joined.set(bytes, adapter.bytes.length);
+    adapter.bytes = joined;
+    adapter.appends += 1;
   };
   return adapter;
 }

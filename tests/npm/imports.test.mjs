@@ -6,10 +6,10 @@ import { copyFileSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { test } from 'node:test';
-import { consumerDir, importHippo, pkgDir, requireHippo, root, tempDir } from './helpers.mjs';
+import { NAME, consumerDir, importHippo, pkgDir, requireHippo, root, tempDir } from './helpers.mjs';
 
-test('require("hippo") loads the CommonJS entry', async () => {
-  const resolved = createRequire(path.join(consumerDir(), 'x.cjs')).resolve('hippo');
+test('require(NAME) loads the CommonJS entry', async () => {
+  const resolved = createRequire(path.join(consumerDir(), 'x.cjs')).resolve(NAME);
   assert.equal(path.relative(pkgDir, resolved), path.join('node', 'index.cjs'));
   const { Hippo } = requireHippo();
   const hippo = await Hippo.open({ storage: 'memory' });
@@ -17,7 +17,7 @@ test('require("hippo") loads the CommonJS entry', async () => {
   assert.equal(npc.npcid, 'cjs');
 });
 
-test('import from "hippo" loads the ES module entry, sharing one instance with require', async () => {
+test('import from NAME loads the ES module entry, sharing one instance with require', async () => {
   const esm = await importHippo();
   const cjs = requireHippo();
   assert.equal(typeof esm.Hippo.open, 'function');
@@ -29,7 +29,7 @@ test('import from "hippo" loads the ES module entry, sharing one instance with r
 test('the exports map picks the right build for each environment', () => {
   // Resolution as Node does it with extra conditions; symlinks resolve to pkg/.
   const resolve = (...conditions) => {
-    const args = [...conditions.flatMap((c) => ['-C', c]), '-p', 'require.resolve("hippo")'];
+    const args = [...conditions.flatMap((c) => ['-C', c]), '-p', `require.resolve(${JSON.stringify(NAME)})`];
     const out = execFileSync(process.execPath, args, { cwd: consumerDir(), encoding: 'utf8' });
     return path.relative(pkgDir, out.trim()).split(path.sep).join('/');
   };
@@ -39,7 +39,7 @@ test('the exports map picks the right build for each environment', () => {
   assert.equal(pkg.exports['.'].node.import, './node/index.mjs');
   assert.equal(pkg.exports['.'].browser, './browser/index.js');
   assert.equal(pkg.exports['.'].default, './browser/index.js');
-  assert.equal(pkg.exports['./web'].default, './web/index.js');
+  assert.equal(pkg.exports['./web'].default, './browser/index.js');
 });
 
 test('a TypeScript consumer type-checks against index.d.ts, and a wrong call does not', () => {

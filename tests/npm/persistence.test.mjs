@@ -2,10 +2,10 @@
 // before the promise resolves; a failed save rolls back; the format is versioned.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { consumerDir, fixedClock, memoryAdapter, rejectsWith, requireHippo, tempDir } from './helpers.mjs';
+import { NAME, appendingAdapter, consumerDir, fixedClock, memoryAdapter, rejectsWith, requireHippo, tempDir } from './helpers.mjs';
 
 const { Hippo } = requireHippo();
 
@@ -43,7 +43,7 @@ test('{file} storage: killing the process mid-save loses nothing acknowledged', 
   const file = path.join(tempDir(), 'crash.hippo');
   // Writes distinct memories forever, printing the number of each one acknowledged.
   const writer = `
-    const { Hippo } = require('hippo');
+    const { Hippo } = require(${JSON.stringify(NAME)});
     (async () => {
       const hippo = await Hippo.open({ storage: { file: ${JSON.stringify(file)} } });
       await hippo.createNpc('n').catch(() => {});
@@ -179,4 +179,168 @@ test('the format is versioned: a newer file is refused, a foreign file too', asy
   await rejectsWith(Hippo.open({ storage: { file: path.join(dir, 'newer.hippo') } }), 'internal_error', /version 99 is newer/);
   writeFileSync(path.join(dir, 'foreign.hippo'), '{"not": "hippo"}');
   await rejectsWith(Hippo.open({ storage: { file: path.join(dir, 'foreign.hippo') } }), 'internal_error', /not a Hippo storage file/);
+});
+
+/** An NPC with `count` memories, imported in one call (one snapshot). */
+async function withMemories(hippo, count) {
+  await hippo.createNpc('n');
+  const memories = Array.from({ length: count }, (_, i) => ({
+    id: `m${i}`, type: 'other', summary: `fact ${i} about topic t${i} and tea`, confidence: 0.8, importance: 0.5,
+    source: 'long_term_memory', created_at: '2026-04-01', updated_at: '2026-04-01', last_accessed_at: '2026-04-01',
+  }));
+  await hippo.importNpc('n', { ...(await hippo.exportNpc('n')), memories });
+}
+
+test('{file} storage: a call appends its changes; a read appends its reinforcement, never the store', async () => {
+  const file = path.join(tempDir(), 'log.hippo');
+  const hippo = await Hippo.open({ storage: { file }, clock: fixedClock() });
+  await withMemories(hippo, 300);
+  const snapshot = statSync(file);
+  assert.ok(snapshot.size > 200_000, `${snapshot.size} bytes`);
+
+  await hippo.addConversation('n', { session_id: 's', turns: [{ role: 'user', content: 'I had jasmine tea today' }] });
+  const afterTurn = statSync(file);
+  assert.equal(afterTurn.ino, snapshot.ino, 'the file was appended to, not replaced');
+  assert.ok(afterTurn.size - snapshot.size < 2_000, `a turn appended ${afterTurn.size - snapshot.size} bytes`);
+
+  const { memories } = await hippo.retrieve('n', { query: 'fact 7 topic t7' });
+  assert.equal(memories[0].id, 'm7');
+  const afterRead = statSync(file);
+  assert.equal(afterRead.ino, snapshot.ino);
+  assert.ok(afterRead.size - afterTurn.size < 1_000, `a retrieval appended ${afterRead.size - afterTurn.size} bytes`);
+  await hippo.getPkg('n');
+  assert.equal(statSync(file).size, afterRead.size, 'a plain read writes nothing');
+
+  // Reopening replays the records: the turn and the reinforcement are there.
+  const reopened = await Hippo.open({ storage: { file }, clock: fixedClock() });
+  assert.equal((await reopened.getConversation('n')).turns.length, 1);
+  const m7 = (await reopened.listMemories('n', { limit: 500 })).memories.find((m) => m.id === 'm7');
+  assert.equal(m7.access_count, 1, 'the reinforcement was saved');
+  assert.deepEqual(await reopened.exportNpc('n'), await hippo.exportNpc('n'));
+});
+
+test('{file} storage: a conversation append is one record; re-sending the session writes nothing', async () => {
+  const file = path.join(tempDir(), 'turns.hippo');
+  const hippo = await Hippo.open({ storage: { file }, clock: fixedClock() });
+  await hippo.createNpc('n');
+  const records = () => readFileSync(file).toString('latin1').split('LOGR').length - 1;
+  const before = records();
+  const turns = [
+    { role: 'user', content: 'one' },
+    { role: 'assistant', content: 'two' },
+    { role: 'user', content: 'three' },
+  ];
+  assert.equal((await hippo.addConversation('n', { session_id: 's', turns })).appended, 3);
+  assert.equal(records(), before + 1, 'three turns, one record');
+  const size = statSync(file).size;
+  assert.equal((await hippo.addConversation('n', { session_id: 's', turns })).duplicates, 3);
+  assert.equal(statSync(file).size, size, 'nothing new was stored, nothing written');
+
+  const reopened = await Hippo.open({ storage: { file }, clock: fixedClock() });
+  const log = (await reopened.getConversation('n')).turns;
+  assert.deepEqual(log.map((t) => [t.seq, t.content]), [[1, 'one'], [2, 'two'], [3, 'three']]);
+  assert.deepEqual(log, (await hippo.getConversation('n')).turns);
+});
+
+test('{file} storage: an append cut short is dropped, the next call writes a snapshot; damage before it is refused', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'torn.hippo');
+  const hippo = await Hippo.open({ storage: { file }, clock: fixedClock() });
+  await withMemories(hippo, 20);
+  const nameStart = readFileSync(file).length;
+  await hippo.updatePkg('n', { updates: [{ key: 'Name', value: 'Alex' }] });
+  const before = readFileSync(file).length;
+  await hippo.updatePkg('n', { updates: [{ key: 'Hobbies', value: 'chess' }] });
+  await hippo.close();
+  const whole = readFileSync(file);
+  // A crash while the last record was being written: only part of it reached the disk.
+  for (const cut of [1, 7, 20, whole.length - before - 1]) {
+    const torn = path.join(dir, `torn-${cut}.hippo`);
+    writeFileSync(torn, whole.subarray(0, whole.length - cut));
+    const reopened = await Hippo.open({ storage: { file: torn }, clock: fixedClock() });
+    const { pkg } = await reopened.getPkg('n');
+    assert.equal(pkg.Name, 'Alex', `cut ${cut}`);
+    assert.equal(pkg.Hobbies, undefined, `cut ${cut}: the torn call is gone`);
+    const ino = statSync(torn).ino;
+    await reopened.updatePkg('n', { updates: [{ key: 'Hobbies', value: 'go' }] });
+    assert.notEqual(statSync(torn).ino, ino, 'the next call replaced the file with a snapshot');
+    const again = await Hippo.open({ storage: { file: torn } });
+    assert.deepEqual((await again.getPkg('n')).pkg.Hobbies, ['go']);
+  }
+  // A damaged record followed by others is not a torn append: refused, never half-read.
+  const damaged = Buffer.from(whole);
+  damaged[nameStart + 20] ^= 0xff; // inside the Name record, which the Hobbies record follows
+  writeFileSync(path.join(dir, 'damaged.hippo'), damaged);
+  await rejectsWith(Hippo.open({ storage: { file: path.join(dir, 'damaged.hippo') } }), 'internal_error', /damaged/);
+});
+
+test('a failed append rejects, is rolled back, and the next call saves a snapshot', async () => {
+  const adapter = appendingAdapter();
+  const append = adapter.append;
+  let failing = false;
+  adapter.append = async (bytes) => {
+    if (failing) throw new Error('disk full');
+    return append(bytes);
+  };
+  const hippo = await Hippo.open({ storage: adapter, clock: fixedClock() });
+  await hippo.createNpc('n', { pkg: { Hobbies: ['chess'] } });
+  await hippo.updatePkg('n', { updates: [{ key: 'Name', value: 'Alex' }] });
+  assert.equal(adapter.appends, 1);
+  failing = true;
+  await rejectsWith(hippo.updatePkg('n', { updates: [{ key: 'Hobbies', value: 'go' }] }), 'internal_error', /disk full/);
+  assert.deepEqual((await hippo.getPkg('n')).pkg.Hobbies, ['chess'], 'rolled back');
+  const saves = adapter.saves;
+  await hippo.updatePkg('n', { updates: [{ key: 'Hobbies', value: 'tea' }] });
+  assert.equal(adapter.saves, saves + 1, 'a snapshot, whatever the failed append left behind');
+  const reopened = await Hippo.open({ storage: adapter });
+  const { pkg } = await reopened.getPkg('n');
+  assert.deepEqual([pkg.Name, pkg.Hobbies], ['Alex', ['chess', 'tea']]);
+});
+
+test('the log is folded into a new snapshot once it outgrows its limit', async () => {
+  const adapter = appendingAdapter();
+  const hippo = await Hippo.open({ storage: adapter, clock: fixedClock() });
+  await hippo.createNpc('n');
+  const long = 'tea and chess '.repeat(280); // ~4 KB a turn: 1 MiB of log in ~260 calls
+  let snapshots = adapter.saves;
+  let compacted = false;
+  for (let i = 0; i < 400 && !compacted; i++) {
+    await hippo.addConversation('n', { session_id: `s${i}`, turns: [{ role: 'user', content: `${i} ${long}` }] });
+    compacted = adapter.saves > snapshots;
+  }
+  assert.ok(compacted, `no snapshot after ${adapter.appends} appends`);
+  assert.ok(adapter.appends > 200, `${adapter.appends} appends before it`);
+  assert.equal(Buffer.from(adapter.bytes).indexOf('LOGR'), -1, 'the new snapshot replaced the log');
+  const reopened = await Hippo.open({ storage: adapter });
+  const turns = (await reopened.getConversation('n', { limit: 1000 })).turns;
+  assert.equal(turns.length, (await hippo.getConversation('n', { limit: 1000 })).turns.length);
+});
+
+/** A file store of 20 memories plus one whose summary holds `secret`, appended after the snapshot. */
+async function storeWithSecret(summary, secret) {
+  const file = path.join(tempDir(), 'secret.hippo');
+  const hippo = await Hippo.open({ storage: { file }, clock: fixedClock() });
+  await withMemories(hippo, 20);
+  const { results } = await hippo.addMemories('n', { memories: [{ summary, type: 'other' }] });
+  assert.ok(readFileSync(file).includes(secret), 'appended');
+  return { file, hippo, id: results[0].id, ino: statSync(file).ino };
+}
+
+test('{file} storage: deleting a memory removes its text from the file at once', async () => {
+  const { file, hippo, id, ino } = await storeWithSecret('my bank PIN is 4921', '4921');
+  await hippo.deleteMemory('n', id);
+  assert.notEqual(statSync(file).ino, ino, 'the deletion wrote a new snapshot');
+  assert.ok(!readFileSync(file).includes('4921'), 'no earlier record keeps the deleted text');
+});
+
+test('{file} storage: a summary edited with updateMemory leaves no copy of the old text in the file', async () => {
+  const { file, hippo, id, ino } = await storeWithSecret('Alex said the door code is 7731', '7731');
+  await hippo.updateMemory('n', id, { importance: 0.9 });
+  assert.equal(statSync(file).ino, ino, 'an edit that keeps the text is appended');
+  await hippo.updateMemory('n', id, { summary: 'Alex has a door code' });
+  assert.notEqual(statSync(file).ino, ino, 'a new summary wrote a new snapshot');
+  assert.ok(!readFileSync(file).includes('7731'), 'no earlier record keeps the old summary');
+  const reopened = await Hippo.open({ storage: { file }, clock: fixedClock() });
+  const edited = (await reopened.listMemories('n', { limit: 100 })).memories.find((m) => m.id === id);
+  assert.equal(edited.summary, 'Alex has a door code');
 });

@@ -3,7 +3,7 @@
 // the production build (worker/build), the one deploys ship: it has no test hooks at all.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, execFileSync } from "node:child_process";
+import { spawn, spawnSync, execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -111,6 +111,16 @@ test("wrangler dev: create an NPC, issue a token, retrieve with it", async () =>
   assert.equal(body.memories[0].summary, "用户对芒果过敏");
   const denied = await fetch(`${base}/api/npc/smoke`);
   assert.equal(denied.status, 401);
+});
+
+test("wrangler dev: the post-deploy smoke script (docs/DEPLOY.md) passes", () => {
+  const run = spawnSync(process.execPath, [path.join(root, "scripts", "smoke-deploy.mjs"), base], {
+    env: { ...env, HIPPO_ADMIN_TOKEN: ADMIN },
+    encoding: "utf8",
+  });
+  assert.equal(run.status, 0, run.stdout + run.stderr);
+  assert.match(run.stdout, /ok {2}memory_retrieval with a token/);
+  assert.match(run.stdout, /ok {2}DELETE \/api\/npc\/__smoke/);
 });
 
 test("wrangler dev: the production build has no test hooks, whatever the variables say", async () => {

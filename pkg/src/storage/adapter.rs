@@ -21,11 +21,13 @@ pub fn register_storage(kind: String, factory: js_sys::Function) {
     KINDS.with(|kinds| kinds.borrow_mut().insert(kind, factory));
 }
 
-/// A JS object that loads and saves the whole store as bytes.
+/// A JS object that loads and saves the whole store as bytes, and may append to what it saved
+/// (`append(bytes)`: the next `load` returns the saved bytes followed by every appended byte).
 pub struct JsAdapter {
     target: JsValue,
     load: js_sys::Function,
     save: js_sys::Function,
+    append: Option<js_sys::Function>,
     close: Option<js_sys::Function>,
 }
 
@@ -74,6 +76,7 @@ impl JsAdapter {
             target: object.clone(),
             load: method(object, "load")?,
             save: method(object, "save")?,
+            append: method(object, "append"),
             close: method(object, "close"),
         })
     }
@@ -110,16 +113,19 @@ impl JsAdapter {
 
     /// Saves the bytes; resolves only once they are durable (the adapter's promise).
     pub async fn save(&self, bytes: &[u8]) -> PortResult<()> {
-        // A copy, not a view of wasm memory: the adapter may keep it past this call.
-        let array = js_sys::Uint8Array::from(bytes);
-        let saved = self
-            .save
-            .call1(&self.target, &array)
-            .map_err(|e| port_error("storage save", e))?;
-        settle(saved)
-            .await
-            .map_err(|e| port_error("storage save", e))?;
-        Ok(())
+        call_with_bytes(&self.target, &self.save, bytes, "storage save").await
+    }
+
+    pub fn can_append(&self) -> bool {
+        self.append.is_some()
+    }
+
+    /// Appends the bytes to what was saved; resolves once they are durable.
+    pub async fn append(&self, bytes: &[u8]) -> PortResult<()> {
+        let append = self.append.as_ref().ok_or_else(|| {
+            hippo::error::PortError::Backend("storage append: the adapter has no append".into())
+        })?;
+        call_with_bytes(&self.target, append, bytes, "storage append").await
     }
 
     /// Lets the adapter release what it holds (a database connection).
@@ -134,6 +140,21 @@ impl JsAdapter {
         }
         Ok(())
     }
+}
+
+async fn call_with_bytes(
+    target: &JsValue,
+    function: &js_sys::Function,
+    bytes: &[u8],
+    context: &str,
+) -> PortResult<()> {
+    // A copy, not a view of wasm memory: the adapter may keep it past this call.
+    let array = js_sys::Uint8Array::from(bytes);
+    let done = function
+        .call1(target, &array)
+        .map_err(|e| port_error(context, e))?;
+    settle(done).await.map_err(|e| port_error(context, e))?;
+    Ok(())
 }
 
 fn invalid_storage() -> hippo::Error {

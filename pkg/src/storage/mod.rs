@@ -4,6 +4,7 @@
 
 pub mod adapter;
 pub mod format;
+pub mod log;
 pub mod ports;
 pub mod state;
 

@@ -1,7 +1,8 @@
 //! The store and vector-index ports over [`PersistedState`]: reads go straight to the
-//! in-memory state; each mutation is applied there and marks the state changed, for the API
-//! call's closing save.
+//! in-memory state; each mutation is applied there and recorded (with its log record when
+//! the adapter appends), for the API call's closing save.
 
+use super::log;
 use super::state::PersistedState;
 use async_trait::async_trait;
 use hippo::conversation::Turn;
@@ -39,8 +40,23 @@ impl Store for PersistentStore {
         self.0.store()?.turns(npcid, after_seq, limit).await
     }
     async fn append_turns(&self, npcid: &str, turns: Vec<Turn>) -> PortResult<Appended> {
+        // Kept for the record: the entries the store takes are the ones it gives a seq.
+        let offered = self.0.logging().then(|| turns.clone());
         let appended = self.0.store()?.append_turns(npcid, turns).await?;
-        self.0.mark_changed();
+        if appended.seqs.iter().any(Option::is_some) {
+            let record = offered.map(|offered| {
+                let stored = offered
+                    .into_iter()
+                    .zip(&appended.seqs)
+                    .filter_map(|(mut turn, seq)| {
+                        turn.seq = (*seq)?;
+                        Some(turn)
+                    })
+                    .collect();
+                log::append_turns(npcid, stored)
+            });
+            self.0.record(record);
+        }
         Ok(appended)
     }
     async fn last_seq(&self, npcid: &str) -> PortResult<u64> {
@@ -64,8 +80,13 @@ impl Store for PersistentStore {
         self.0.store()?.term_stats(npcid, terms).await
     }
     async fn commit(&self, npcid: &str, batch: WriteBatch) -> PortResult<()> {
+        let erases = batch.writes.iter().any(erases);
+        let record = self.0.logging().then(|| log::commit(npcid, &batch));
         self.0.store()?.commit(npcid, batch).await?;
-        self.0.mark_changed();
+        self.0.record(record);
+        if erases {
+            self.0.snapshot_next();
+        }
         Ok(())
     }
     async fn token_by_hash(&self, token_hash: &str) -> PortResult<Option<TokenRecord>> {
@@ -95,7 +116,8 @@ impl Store for PersistentStore {
     }
     async fn set_meta(&self, key: &str, value: &str) -> PortResult<()> {
         self.0.store()?.set_meta(key, value).await?;
-        self.0.mark_changed();
+        self.0
+            .record(self.0.logging().then(|| log::meta(key, value)));
         Ok(())
     }
 }
@@ -103,8 +125,9 @@ impl Store for PersistentStore {
 #[async_trait(?Send)]
 impl VectorIndex for PersistentVectors {
     async fn upsert(&self, npcid: &str, items: Vec<VectorItem>) -> PortResult<()> {
+        let record = self.0.logging().then(|| log::upsert(npcid, &items));
         self.0.vectors()?.upsert(npcid, items).await?;
-        self.0.mark_changed();
+        self.0.record(record);
         Ok(())
     }
     async fn query(
@@ -118,12 +141,28 @@ impl VectorIndex for PersistentVectors {
     }
     async fn delete(&self, npcid: &str, ids: &[String]) -> PortResult<()> {
         self.0.vectors()?.delete(npcid, ids).await?;
-        self.0.mark_changed();
+        self.0
+            .record(self.0.logging().then(|| log::delete(npcid, ids)));
         Ok(())
     }
     async fn delete_npc(&self, npcid: &str) -> PortResult<()> {
         self.0.vectors()?.delete_npc(npcid).await?;
-        self.0.mark_changed();
+        self.0
+            .record(self.0.logging().then(|| log::delete_npc(npcid)));
         Ok(())
     }
+}
+
+/// A write that deletes what a user said or was told. The call that makes it saves a new
+/// snapshot instead of appending, so the deleted text leaves the stored bytes (it would
+/// otherwise stay in an earlier log record until the next snapshot).
+fn erases(write: &Write) -> bool {
+    matches!(
+        write,
+        Write::DeleteNpc
+            | Write::DeleteMemory { .. }
+            | Write::DeleteEntity { .. }
+            | Write::DeleteDaily { .. }
+            | Write::DeleteToken { .. }
+    )
 }

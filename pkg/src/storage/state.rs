@@ -1,7 +1,14 @@
-//! [`PersistedState`]: the core's in-memory store and vector index, saved together through an
-//! adapter. Mutations only mark the state changed; each API call saves once when it is done,
+//! [`PersistedState`]: the core's in-memory store and vector index, saved through an adapter.
+//! Mutations are applied in memory and recorded; each API call saves once when it is done,
 //! before its promise resolves ([`PersistedState::flush`]), so an operation of many writes
 //! (an import, a dream: commits plus vector upserts) costs one save, not one per write.
+//!
+//! A save is one of two writes. If the adapter can `append`, it appends the records of the
+//! changes since the last save (a few hundred bytes for a turn or a retrieval's
+//! reinforcement); otherwise, and whenever the appended log has grown past half the last
+//! snapshot (at least [`MIN_LOG_BEFORE_SNAPSHOT`]), it saves a whole new snapshot, which
+//! replaces snapshot and log at once. So the bytes a call writes do not grow with the store,
+//! and the store on disk stays under 1.5 times its snapshot.
 //!
 //! Saves run one at a time and coalesce: a save writes everything changed so far, so callers
 //! queued behind it find their change already durable. If a save fails, the in-memory state
@@ -9,13 +16,17 @@
 //! durable gets the error: what a resolved promise reported is saved, nothing else is.
 
 use super::adapter::JsAdapter;
-use super::format::{self, Section, STORE_SECTION, VECTORS_SECTION};
+use super::format::{self, Section, SECTION_OVERHEAD, STORE_SECTION, VECTORS_SECTION};
+use super::log::{self, LOG_SECTION};
 use futures::lock::Mutex;
 use hippo::error::PortError;
 use hippo::ports::PortResult;
 use hippo::store::{MemoryStore, MemoryVectorIndex};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+
+/// The log may always grow to this size before a snapshot replaces it (small stores).
+pub const MIN_LOG_BEFORE_SNAPSHOT: usize = 1 << 20;
 
 pub struct PersistedState {
     /// Both replaced wholesale on rollback; cloned out so no borrow is held across an await.
@@ -37,23 +48,31 @@ struct Saver {
     durable: Cell<u64>,
     /// Generations up to this one were rolled back after a failed save.
     lost_through: Cell<u64>,
+    /// Framed records of the changes not yet saved (kept only if the adapter can append).
+    pending: RefCell<Vec<u8>>,
+    /// What the adapter holds: the bytes of the last snapshot and of the records after it.
+    stored: Cell<Stored>,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Stored {
+    snapshot_bytes: usize,
+    log_bytes: usize,
+    /// The next save must be a snapshot: nothing is stored yet, the log ends in a torn
+    /// record, an append failed, or a change could not be recorded.
+    snapshot_next: bool,
 }
 
 struct Loaded {
     store: MemoryStore,
     vectors: MemoryVectorIndex,
+    stored: Stored,
 }
 
 impl PersistedState {
     /// State that lives only in memory (`storage: "memory"`).
     pub fn in_memory() -> Self {
-        Self::with(
-            Loaded {
-                store: MemoryStore::new(),
-                vectors: MemoryVectorIndex::new(),
-            },
-            None,
-        )
+        Self::with(empty(), None)
     }
 
     /// Loads what the adapter last saved (empty if nothing yet).
@@ -65,6 +84,8 @@ impl PersistedState {
             changed: Cell::new(0),
             durable: Cell::new(0),
             lost_through: Cell::new(0),
+            pending: RefCell::new(Vec::new()),
+            stored: Cell::new(loaded.stored),
         };
         Ok(Self::with(loaded, Some(saver)))
     }
@@ -88,7 +109,7 @@ impl PersistedState {
         Ok(self.vectors.borrow().clone())
     }
 
-    /// The whole state in the persisted format.
+    /// The whole state in the persisted format (a snapshot, no log).
     pub fn encode(&self) -> PortResult<Vec<u8>> {
         Ok(format::encode(&[
             Section {
@@ -102,10 +123,29 @@ impl PersistedState {
         ]))
     }
 
-    /// Called after each successful in-memory mutation: the next flush saves it.
-    pub fn mark_changed(&self) {
+    /// Whether mutations need their log records (`record` otherwise ignores them): only
+    /// when the adapter can append them.
+    pub fn logging(&self) -> bool {
+        self.saver.as_ref().is_some_and(|s| s.adapter.can_append())
+    }
+
+    /// Called after each successful in-memory mutation with its log record (see
+    /// [`PersistedState::logging`]): the next flush saves it.
+    pub fn record(&self, record: Option<PortResult<Vec<u8>>>) {
+        let Some(saver) = &self.saver else { return };
+        saver.changed.set(saver.changed.get().saturating_add(1));
+        match record {
+            Some(Ok(bytes)) => saver.pending.borrow_mut().extend_from_slice(&bytes),
+            // The change is in memory either way: a snapshot will carry it.
+            Some(Err(_)) => saver.snapshot_next(),
+            None => {}
+        }
+    }
+
+    /// The next save writes a whole snapshot (after a deletion: see `storage::ports`).
+    pub fn snapshot_next(&self) {
         if let Some(saver) = &self.saver {
-            saver.changed.set(saver.changed.get().saturating_add(1));
+            saver.snapshot_next();
         }
     }
 
@@ -150,12 +190,30 @@ impl PersistedState {
         }
         self.check()?;
         let target = saver.changed.get();
-        let saved = match self.encode() {
-            Ok(bytes) => saver.adapter.save(&bytes).await,
-            Err(error) => Err(error),
+        let records = saver.pending.take();
+        let stored = saver.stored.get();
+        let log_limit = MIN_LOG_BEFORE_SNAPSHOT.max(stored.snapshot_bytes / 2);
+        let saved = if saver.adapter.can_append()
+            && !stored.snapshot_next
+            && stored.log_bytes.saturating_add(records.len()) <= log_limit
+        {
+            saver.adapter.append(&records).await.map(|()| Stored {
+                log_bytes: stored.log_bytes.saturating_add(records.len()),
+                ..stored
+            })
+        } else {
+            match self.encode() {
+                Ok(snapshot) => saver.adapter.save(&snapshot).await.map(|()| Stored {
+                    snapshot_bytes: snapshot.len(),
+                    log_bytes: 0,
+                    snapshot_next: false,
+                }),
+                Err(error) => Err(error),
+            }
         };
         match saved {
-            Ok(()) => {
+            Ok(stored) => {
+                saver.stored.set(stored);
                 saver.durable.set(target);
                 Ok(())
             }
@@ -169,38 +227,80 @@ impl PersistedState {
     /// Back to what is saved; everything newer is reported lost to its callers.
     async fn roll_back(&self, saver: &Saver) {
         saver.lost_through.set(saver.changed.get());
+        saver.pending.take();
         match load(&saver.adapter).await {
             Ok(loaded) => {
                 *self.store.borrow_mut() = Rc::new(loaded.store);
                 *self.vectors.borrow_mut() = Rc::new(loaded.vectors);
+                saver.stored.set(loaded.stored);
             }
             Err(error) => *self.poisoned.borrow_mut() = Some(error.to_string()),
         }
+        // A failed append may have left part of a record behind: start over from a snapshot.
+        saver.snapshot_next();
+    }
+}
+
+impl Saver {
+    fn snapshot_next(&self) {
+        self.stored.set(Stored {
+            snapshot_next: true,
+            ..self.stored.get()
+        });
+    }
+}
+
+fn empty() -> Loaded {
+    Loaded {
+        store: MemoryStore::new(),
+        vectors: MemoryVectorIndex::new(),
+        stored: Stored {
+            snapshot_next: true,
+            ..Stored::default()
+        },
     }
 }
 
 async fn load(adapter: &JsAdapter) -> Result<Loaded, hippo::Error> {
     let Some(bytes) = adapter.load().await? else {
-        return Ok(Loaded {
-            store: MemoryStore::new(),
-            vectors: MemoryVectorIndex::new(),
-        });
+        return Ok(empty());
     };
-    decode(&bytes).map_err(|why| {
+    decode(&bytes).await.map_err(|why| {
         hippo::Error::Port(PortError::Backend(format!(
             "cannot read the stored data: {why}"
         )))
     })
 }
 
-fn decode(bytes: &[u8]) -> Result<Loaded, String> {
-    let sections = format::decode(bytes)?;
-    let store = format::find(&sections, STORE_SECTION).ok_or("no store section")?;
+/// The snapshot, then every log record after it replayed in order.
+async fn decode(bytes: &[u8]) -> Result<Loaded, String> {
+    let decoded = format::decode(bytes)?;
+    let sections = &decoded.sections;
+    let store = format::find(sections, STORE_SECTION).ok_or("no store section")?;
     let store = MemoryStore::restore(store).map_err(|e| e.to_string())?;
     // The vector index is derived data: a file without one starts with an empty index.
-    let vectors = match format::find(&sections, VECTORS_SECTION) {
+    let vectors = match format::find(sections, VECTORS_SECTION) {
         Some(bytes) => MemoryVectorIndex::restore(bytes).map_err(|e| e.to_string())?,
         None => MemoryVectorIndex::new(),
     };
-    Ok(Loaded { store, vectors })
+    let mut torn = decoded.torn;
+    let mut stored = Stored::default();
+    let records: Vec<&Section> = sections.iter().filter(|s| s.tag == LOG_SECTION).collect();
+    for (n, section) in records.iter().enumerate() {
+        let size = SECTION_OVERHEAD.saturating_add(section.bytes.len());
+        stored.log_bytes = stored.log_bytes.saturating_add(size);
+        match log::verify(&section.bytes) {
+            Some(payload) => log::replay(payload, &store, &vectors).await?,
+            // The last append, cut short with its length written: never acknowledged.
+            None if n.saturating_add(1) == records.len() => torn = true,
+            None => return Err(format!("log record {n} is damaged")),
+        }
+    }
+    stored.snapshot_bytes = bytes.len().saturating_sub(stored.log_bytes);
+    stored.snapshot_next = torn;
+    Ok(Loaded {
+        store,
+        vectors,
+        stored,
+    })
 }

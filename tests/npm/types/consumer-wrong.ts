@@ -1,5 +1,5 @@
 // Wrong uses of the API that the types must reject (the test expects tsc to fail here).
-import { Hippo } from 'hippo';
+import { Hippo } from '@hippo-engine/hippo';
 
 async function main(): Promise<void> {
   const hippo = await Hippo.open({ storage: 'memory' });

@@ -2,12 +2,13 @@
 import {
   Hippo,
   type DreamReport,
-  type HippoError,
+  HippoError,
+  type HippoErrorCode,
   type MemoryType,
   type RetrievalResponse,
   type SensitiveCategory,
   type StorageAdapter,
-} from 'hippo';
+} from '@hippo-engine/hippo';
 
 async function main(): Promise<void> {
   const saved: { bytes: Uint8Array | null } = { bytes: null };
@@ -59,10 +60,13 @@ async function main(): Promise<void> {
   try {
     await hippo.getNpc('missing');
   } catch (e) {
-    const code: HippoError['code'] = (e as HippoError).code;
-    console.log(code);
+    if (e instanceof HippoError) {
+      const code: HippoErrorCode = e.code;
+      console.log(code, e.message);
+    }
   }
-  console.log(created, names, hobbies, first, diaryDate, strength, signals, retrieved, diary.count, page.next);
+  const reembedded: number = (await hippo.reembed()).vectors;
+  console.log(reembedded, created, names, hobbies, first, diaryDate, strength, signals, retrieved, diary.count, page.next);
 }
 
 void main();
