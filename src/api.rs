@@ -192,6 +192,9 @@ pub struct ExtractedMemoryReport {
     pub sensitive: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sensitive_category: Option<Category>,
+    /// Stored pinned: the user asked in that turn to remember it ("记住这件事").
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pinned: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -397,6 +400,36 @@ pub struct RetrievedMemory {
     pub source: String,
 }
 
+// ---- Session brief (issue 16) ----
+
+/// `POST /api/npc/{npcid}/brief`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BriefRequest {
+    /// The token budget (see `brief::count_tokens`); default 500, 1..=32768.
+    #[serde(default)]
+    pub max_tokens: Option<u64>,
+    /// What the session is about: adds the memories relevant to it.
+    #[serde(default)]
+    pub query: Option<String>,
+    /// `zh` or `en` for the headings; default: the language most of the material is in.
+    #[serde(default)]
+    pub lang: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BriefResponse {
+    pub npcid: String,
+    pub lang: crate::brief::Lang,
+    /// The brief, for a system prompt; never holds anything sensitive.
+    pub text: String,
+    /// Its approximate token count, at most `max_tokens`.
+    pub tokens: usize,
+    pub max_tokens: usize,
+    /// What each line was drawn from, in the order of the text.
+    pub items: Vec<crate::brief::BriefItem>,
+}
+
 // ---- Tokens (SPEC §3.3) ----
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -404,6 +437,9 @@ pub struct RetrievedMemory {
 pub struct TokenRequest {
     #[serde(default)]
     pub ttl_seconds: Option<u64>,
+    /// `retrieval` (memory_retrieval; the default), `read` and `write` (the MCP tools).
+    #[serde(default)]
+    pub scopes: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -412,6 +448,7 @@ pub struct TokenIssued {
     /// The secret. Shown once; only its hash is stored.
     pub token: String,
     pub expires_at: Option<Timestamp>,
+    pub scopes: Vec<crate::ports::Scope>,
 }
 
 // ---- Export / import (SPEC §3.3) ----

@@ -6,12 +6,14 @@
 //! the one entry point both bindings call; each module below holds one concept's rules.
 
 pub mod api;
+pub mod brief;
 pub mod conversation;
 pub mod diary;
 pub mod dream;
 pub mod engine;
 pub mod error;
 pub mod ids;
+pub mod mcp;
 pub mod memory;
 pub mod npc;
 pub mod order;

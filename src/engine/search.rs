@@ -46,6 +46,8 @@ struct Retrieval {
     include_sensitive: bool,
     include_archived: bool,
     debug: bool,
+    /// Reinforce what is returned (SPEC §2.2); the brief reads without changing anything.
+    reinforce: bool,
 }
 
 fn parse_types(names: Option<&Vec<String>>) -> Vec<MemoryType> {
@@ -75,7 +77,7 @@ fn check_query(query: &str) -> Result<String> {
 }
 
 /// The retrieval type of a PKG field when rendered as a memory (SPEC §2.4).
-fn pkg_field_type(key: &str) -> MemoryType {
+pub(super) fn pkg_field_type(key: &str) -> MemoryType {
     match key {
         "Name" | "Nickname" => MemoryType::Profile,
         "Hobbies" | "Entertainment and Leisure" => MemoryType::Preference,
@@ -86,7 +88,7 @@ fn pkg_field_type(key: &str) -> MemoryType {
     }
 }
 
-fn pkg_text(key: &str, value: &PkgValue) -> Option<String> {
+pub(super) fn pkg_text(key: &str, value: &PkgValue) -> Option<String> {
     let value = match value {
         PkgValue::Text(t) if !t.trim().is_empty() => t.clone(),
         PkgValue::List(items) if !items.is_empty() => items.join(", "),
@@ -109,6 +111,7 @@ impl Hippo {
             include_sensitive: req.include_sensitive,
             include_archived: req.include_archived,
             debug: req.debug,
+            reinforce: true,
         };
         let ranked = self.ranked(npcid, &retrieval).await?;
         Ok(protocol::render_search(&ranked))
@@ -125,9 +128,31 @@ impl Hippo {
             include_sensitive: false,
             include_archived: false,
             debug: false,
+            reinforce: true,
         };
         let ranked = self.ranked(npcid, &retrieval).await?;
         Ok(protocol::render_retrieval(&ranked))
+    }
+
+    /// What memory_retrieval would rank for `query` (never sensitive or archived), without
+    /// reinforcing it: the brief's "relevant" part.
+    pub(super) async fn relevant(
+        &self,
+        npcid: &str,
+        query: &str,
+        max_results: usize,
+    ) -> Result<Vec<Ranked>> {
+        let retrieval = Retrieval {
+            query: check_query(query)?,
+            types: Vec::new(),
+            time_hint: None,
+            max_results,
+            include_sensitive: false,
+            include_archived: false,
+            debug: false,
+            reinforce: false,
+        };
+        self.ranked(npcid, &retrieval).await
     }
 
     async fn ranked(&self, npcid: &str, r: &Retrieval) -> Result<Vec<Ranked>> {
@@ -248,7 +273,7 @@ impl Hippo {
             })
             .map(|x| x.candidate.id.clone())
             .collect();
-        if !touched.is_empty() {
+        if r.reinforce && !touched.is_empty() {
             let mut batch = WriteBatch::new();
             batch.push(Write::Touch {
                 ids: touched,
@@ -301,16 +326,7 @@ impl Hippo {
             }
         }
         for (id, e) in store.entities(npcid).await? {
-            let mut text = e.name.clone();
-            if !e.title.is_empty() {
-                text.push_str(&format!(" ({})", e.title.join(", ")));
-            }
-            if !e.alias.is_empty() {
-                text.push_str(&format!(", also called {}", e.alias.join(", ")));
-            }
-            if !e.remark.is_empty() {
-                text.push_str(&format!(": {}", e.remark));
-            }
+            let text = entity_text(&e);
             let mut keywords = e.alias.clone();
             keywords.extend(e.title.iter().cloned());
             out.push(structured(
@@ -340,6 +356,21 @@ impl Hippo {
         }
         Ok(out)
     }
+}
+
+/// An entity as one line: `name (titles), also called aliases: remark`.
+pub(super) fn entity_text(e: &crate::relationship::Entity) -> String {
+    let mut text = e.name.clone();
+    if !e.title.is_empty() {
+        text.push_str(&format!(" ({})", e.title.join(", ")));
+    }
+    if !e.alias.is_empty() {
+        text.push_str(&format!(", also called {}", e.alias.join(", ")));
+    }
+    if !e.remark.is_empty() {
+        text.push_str(&format!(": {}", e.remark));
+    }
+    text
 }
 
 fn memory_candidate(m: Memory, sim: Option<f32>, now: Timestamp, hippo: &Hippo) -> Candidate {

@@ -115,6 +115,7 @@ pub(super) async fn run(
                     action: r.action.clone(),
                     sensitive: r.sensitive,
                     sensitive_category: r.sensitive_category,
+                    pinned: m.pinned,
                 })
                 .collect(),
             memories_written: memories_changed && !dry_run,
@@ -159,6 +160,7 @@ fn new_memory(m: &crate::dream::ExtractedMemory) -> NewMemory {
     item.event_time = m.event_time;
     item.sensitive = m.sensitive;
     item.sensitive_category = m.sensitive_category;
+    item.pinned = m.pinned;
     item
 }
 

@@ -75,6 +75,7 @@ pub fn document(now: Timestamp) -> NpcExport {
                 sensitive: false,
                 sensitive_category: None,
                 superseded_by: None,
+                pinned: false,
                 collection: Collection::Memory,
                 emotion: None,
                 context: String::new(),
