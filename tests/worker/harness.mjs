@@ -78,7 +78,8 @@ export async function startWorker({ vars = {}, vectorize = false, ai = false, ou
     });
   }
   const mf = new Miniflare({ workers, ...shared });
-  await mf.ready;
+  // Miniflare also serves the Worker over HTTP on loopback (the dashboard's browser test).
+  const url = await mf.ready;
   const db = await mf.getD1Database("DB");
   const migrated = await db
     .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'npcs'")
@@ -98,6 +99,7 @@ export async function startWorker({ vars = {}, vectorize = false, ai = false, ou
   return {
     mf,
     db,
+    url,
     call,
     admin,
     /** JSON of an admin call, asserting the status. */

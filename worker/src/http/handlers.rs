@@ -54,6 +54,7 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
     match route.op {
         Op::Health => return ok_json(&json!({ "status": "ok" })),
         Op::OpenApi => return ok_json(&super::openapi::document()),
+        Op::Dashboard => return dashboard_asset(route.path),
         _ => {}
     }
     let var = |name: &str| Config::env_var(&ctx.env, name);
@@ -76,7 +77,7 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
     let params = Params { ctx: &ctx };
     let hippo = &app.hippo;
     match route.op {
-        Op::Health | Op::OpenApi => unreachable!("served above"),
+        Op::Health | Op::OpenApi | Op::Dashboard => unreachable!("served above"),
         Op::ListNpcs => {
             let q = query_pairs(&req)?;
             let limit = number_param(&q, "limit", NPC_PAGE_DEFAULT as u64)? as usize;
@@ -151,6 +152,11 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
             let search: SearchRequest = body::json(&mut req, API_LIMIT).await?;
             ok_json(&hippo.search(&npcid, search).await?)
         }
+        Op::Brief => {
+            let npcid = params.npcid()?;
+            let request: BriefRequest = body::json(&mut req, API_LIMIT).await?;
+            ok_json(&hippo.brief(&npcid, request).await?)
+        }
         Op::IssueToken => {
             let npcid = params.npcid()?;
             let request: TokenRequest = body::json(&mut req, API_LIMIT).await?;
@@ -186,6 +192,12 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
             let parsed = retrieval_body(&mut req).await?;
             retrieve(&app, None, parsed).await
         }
+        Op::Mcp => {
+            let admin = config::admin_token(var);
+            Ok(super::mcp::serve(&app, admin.as_deref(), &mut req)
+                .await
+                .unwrap_or_else(|err| super::mcp::error_response(&err)))
+        }
         Op::StoreSuite => ok_json(&test_hooks::store_suite(&app).await),
         Op::MemorySync => ok_json(&test_hooks::memory_sync(&app).await),
         Op::VectorSuite => ok_json(&test_hooks::vector_suite(&app).await),
@@ -195,6 +207,19 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
         }
         Op::MemoryProbe => ok_json(&test_hooks::memory_probe()),
     }
+}
+
+/// One of the dashboard's static files, with its security headers.
+fn dashboard_asset(path: &str) -> Reply {
+    let (kind, body) =
+        crate::dashboard::asset(path).ok_or_else(|| HttpError::route_not_found("GET", path))?;
+    let mut response = Response::ok(body)?;
+    let headers = response.headers_mut();
+    headers.set("content-type", kind)?;
+    for (name, value) in crate::dashboard::SECURITY_HEADERS {
+        headers.set(name, value)?;
+    }
+    Ok(response)
 }
 
 /// A memory_retrieval body: 413 over 16 KiB (before parsing), then the protocol's lenient

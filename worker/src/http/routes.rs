@@ -13,8 +13,13 @@ pub enum Access {
     Admin,
     /// A memory_retrieval token (bound to one NPC).
     RetrievalToken,
+    /// The admin token, or a token bound to one NPC whose scopes decide each tool (`/mcp`).
+    McpToken,
     /// Only with `HIPPO_TEST_HOOKS=1`; absent from the OpenAPI document.
     TestHook,
+    /// The dashboard's static files: no credentials, no data; absent from the OpenAPI
+    /// document (they are not JSON).
+    Static,
 }
 
 /// What a route does; `http::handlers` has one function per variant.
@@ -38,6 +43,7 @@ pub enum Op {
     ListMemories,
     UpdateMemory,
     DeleteMemory,
+    Brief,
     SearchMemories,
     IssueToken,
     RevokeToken,
@@ -47,6 +53,8 @@ pub enum Op {
     Reembed,
     MemoryRetrieval,
     FakeRetrieval,
+    Mcp,
+    Dashboard,
     StoreSuite,
     MemorySync,
     VectorSuite,
@@ -193,13 +201,17 @@ pub static ROUTES: &[Route] = &[
         PAGE,
     ]),
     route!(Patch "/api/memories/{npcid}/{id}" => UpdateMemory, Admin,
-        "Change a memory's summary, type, keywords, importance or sensitivity",
+        "Change a memory's summary, type, keywords, importance, sensitivity or pin",
         req: Some("MemoryPatch"), resp: "UpdateMemoryResponse"),
     route!(Delete "/api/memories/{npcid}/{id}" => DeleteMemory, Admin,
         "Delete a memory (and its vector)", req: None, resp: "Ok"),
     route!(Post "/api/memories/{npcid}/search" => SearchMemories, Admin,
         "Search with the retrieval ranking (debug: per-signal contributions)",
         req: Some("SearchRequest"), resp: "SearchResponse"),
+    route!(Post "/api/npc/{npcid}/brief" => Brief, Admin,
+        "A session brief within a token budget: profile, constraints, people, pinned and \
+         strong memories, recent diary, what a query is about; never sensitive",
+        req: Some("BriefRequest"), resp: "BriefResponse"),
     route!(Post "/api/npc/{npcid}/tokens" => IssueToken, Admin,
         "Issue a memory_retrieval token bound to this NPC (shown once)",
         req: Some("TokenRequest"), resp: "TokenIssued"),
@@ -225,6 +237,17 @@ pub static ROUTES: &[Route] = &[
     route!(Post "/memory_retrieval/fake" => FakeRetrieval, Public,
         "Demo provider: the built-in character 01 (灵绯), no token",
         req: Some("RetrievalRequest"), resp: "RetrievalResponse"),
+    // ---- MCP (issue 16) ----
+    route!(Post "/mcp" => Mcp, McpToken,
+        "MCP over Streamable HTTP (JSON-RPC 2.0): initialize, tools/list, tools/call",
+        req: Some("JsonRpcRequest"), resp: "JsonRpcResponse"),
+    // ---- the inspection dashboard (issue 16) ----
+    route!(Get "/dashboard" => Dashboard, Static, "The inspection dashboard",
+        req: None, resp: "Ok"),
+    route!(Get "/dashboard/app.js" => Dashboard, Static, "The dashboard's script",
+        req: None, resp: "Ok"),
+    route!(Get "/dashboard/app.css" => Dashboard, Static, "The dashboard's styles",
+        req: None, resp: "Ok"),
     // ---- test hooks (HIPPO_TEST_HOOKS=1 only) ----
     route!(Post "/__test/store-suite" => StoreSuite, TestHook,
         "Run the core's backend suite against D1", req: None, resp: "Ok"),
