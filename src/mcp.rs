@@ -16,7 +16,7 @@ use crate::ports::Scope;
 use crate::sensitive;
 use crate::Hippo;
 use serde::de::DeserializeOwned;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 /// The protocol revisions the HTTP transport speaks, newest first. The npm stdio server
@@ -111,7 +111,9 @@ fn args<T: DeserializeOwned>(mut value: Value) -> Result<T> {
     if let Some(map) = value.as_object_mut() {
         map.remove("npcid");
     }
-    serde_json::from_value(value).map_err(|e| Error::invalid(format!("invalid arguments: {e}")))
+    // Through the text: the bindings already parse these types from JSON text.
+    serde_json::from_str(&value.to_string())
+        .map_err(|e| Error::invalid(format!("invalid arguments: {e}")))
 }
 
 #[derive(Deserialize)]
@@ -192,14 +194,47 @@ fn flagged<T: serde::Serialize>(value: &T) -> bool {
     sensitive::category_of(&serde_json::to_string(value).unwrap_or_default()).is_some()
 }
 
-fn to_value<T: serde::Serialize>(value: &T) -> Result<Value> {
-    serde_json::to_value(value).map_err(|e| Error::Internal(e.to_string()))
+/// What a tool answers: the answer of the matching route, typed, so each binding serializes
+/// it with the serializer it already has for that route (a `serde_json::Value` detour costs
+/// the wasm builds a serializer of every response type again).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum ToolOutput {
+    Added(AddMemoriesResponse),
+    Appended(ConversationAppendResponse),
+    Found(SearchResponse),
+    Profile(Profile),
+    Brief(BriefResponse),
+    Memories(MemoryList),
+    Updated(UpdateMemoryResponse),
+    Forgot(Forgot),
+    Dreamt(DreamResponse),
+}
+
+/// `get_profile`: the PKG and the relationship entities.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Profile {
+    pub npcid: String,
+    pub pkg: crate::pkg::Pkg,
+    pub relationship: indexmap::IndexMap<String, crate::relationship::Entity>,
+}
+
+/// `forget`: how many memories were deleted.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Forgot {
+    pub status: &'static str,
+    pub deleted: usize,
 }
 
 impl Hippo {
     /// Runs tool `name` for `caller` with `arguments` (a JSON object). Errors are the core's:
     /// the transport reports them as tool errors (`isError`), except an unknown tool.
-    pub async fn call_tool(&self, caller: &Caller, name: &str, arguments: Value) -> Result<Value> {
+    pub async fn call_tool(
+        &self,
+        caller: &Caller,
+        name: &str,
+        arguments: Value,
+    ) -> Result<ToolOutput> {
         let tool =
             find_tool(name).ok_or_else(|| Error::invalid(format!("unknown tool {name:?}")))?;
         if !arguments.is_object() {
@@ -252,7 +287,7 @@ impl Hippo {
                         let request = AddMemoriesRequest {
                             memories: vec![input],
                         };
-                        to_value(&self.add_memories(&npcid, request).await?)
+                        Ok(ToolOutput::Added(self.add_memories(&npcid, request).await?))
                     }
                     (None, Some(turn)) => {
                         let request = ConversationAppend {
@@ -266,7 +301,9 @@ impl Hippo {
                             }],
                             summary: None,
                         };
-                        to_value(&self.append_conversation(&npcid, request).await?)
+                        Ok(ToolOutput::Appended(
+                            self.append_conversation(&npcid, request).await?,
+                        ))
                     }
                     _ => Err(Error::invalid("give either fact or turn")),
                 }
@@ -283,7 +320,7 @@ impl Hippo {
                     include_archived: false,
                     debug: false,
                 };
-                to_value(&self.search(&npcid, request).await?)
+                Ok(ToolOutput::Found(self.search(&npcid, request).await?))
             }
             "get_profile" => {
                 let _: Empty = args(arguments)?;
@@ -298,12 +335,15 @@ impl Hippo {
                         .relationship
                         .retain(|_, entity| !flagged(entity));
                 }
-                Ok(json!({"npcid": npcid, "pkg": pkg.pkg,
-                          "relationship": relationship.relationship}))
+                Ok(ToolOutput::Profile(Profile {
+                    npcid,
+                    pkg: pkg.pkg,
+                    relationship: relationship.relationship,
+                }))
             }
             "brief" => {
                 let request: BriefRequest = args(arguments)?;
-                to_value(&self.brief(&npcid, request).await?)
+                Ok(ToolOutput::Brief(self.brief(&npcid, request).await?))
             }
             "list_memories" => {
                 let a: ListArgs = args(arguments)?;
@@ -319,7 +359,7 @@ impl Hippo {
                     list.memories.retain(|m| !m.memory.sensitive);
                     list.count = list.memories.len();
                 }
-                to_value(&list)
+                Ok(ToolOutput::Memories(list))
             }
             "update_memory" => {
                 let mut a = arguments;
@@ -336,7 +376,9 @@ impl Hippo {
                         ));
                     }
                 }
-                to_value(&self.update_memory(&npcid, &id, patch).await?)
+                Ok(ToolOutput::Updated(
+                    self.update_memory(&npcid, &id, patch).await?,
+                ))
             }
             "forget" => {
                 let a: ForgetArgs = args(arguments)?;
@@ -346,7 +388,10 @@ impl Hippo {
                             self.require_visible(&npcid, &id).await?;
                         }
                         self.delete_memory(&npcid, &id).await?;
-                        Ok(json!({"status": "ok", "deleted": 1}))
+                        Ok(ToolOutput::Forgot(Forgot {
+                            status: "ok",
+                            deleted: 1,
+                        }))
                     }
                     (None, true) => {
                         if a.confirm.as_deref() != Some(npcid.as_str()) {
@@ -355,7 +400,10 @@ impl Hippo {
                             )));
                         }
                         let deleted = self.forget_all_memories(&npcid).await?;
-                        Ok(json!({"status": "ok", "deleted": deleted}))
+                        Ok(ToolOutput::Forgot(Forgot {
+                            status: "ok",
+                            deleted,
+                        }))
                     }
                     _ => Err(Error::invalid("give either id, or all: true with confirm")),
                 }
@@ -363,10 +411,10 @@ impl Hippo {
             "dream" => {
                 let a: DreamArgs = args(arguments)?;
                 let report = self.dream(&npcid, a.dry_run).await?;
-                to_value(&DreamResponse {
+                Ok(ToolOutput::Dreamt(DreamResponse {
                     status: "ok".into(),
                     report,
-                })
+                }))
             }
             other => Err(Error::Internal(format!(
                 "tool {other} has no implementation"

@@ -18,7 +18,7 @@ fn token(npcid: &str, scopes: &[Scope]) -> Caller {
 }
 
 fn call(w: &World, caller: &Caller, name: &str, args: Value) -> Result<Value, Error> {
-    run(w.hippo.call_tool(caller, name, args))
+    run(w.hippo.call_tool(caller, name, args)).map(|out| serde_json::to_value(out).unwrap())
 }
 
 fn seeded() -> World {

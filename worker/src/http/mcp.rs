@@ -146,7 +146,7 @@ pub async fn serve(
         }
     };
     let params = object.get("params").cloned().unwrap_or_else(|| json!({}));
-    let answer = match method {
+    let answer = RpcAnswer::Value(match method {
         "initialize" => {
             let asked = params.get("protocolVersion").and_then(Value::as_str);
             let version = asked
@@ -157,10 +157,23 @@ pub async fn serve(
         "server/discover" => rpc_result(&id, server_description(PROTOCOL_VERSIONS[0])),
         "ping" => rpc_result(&id, json!({})),
         "tools/list" => rpc_result(&id, json!({ "tools": mcp::tools(&caller) })),
-        "tools/call" => call(app, &caller, &id, &params).await,
+        "tools/call" => return answer_response(call(app, &caller, &id, &params).await),
         other => rpc_error(&id, METHOD_NOT_FOUND, format!("method not found: {other}")),
-    };
-    json_response(&answer, 200)
+    });
+    answer_response(answer)
+}
+
+fn answer_response(answer: RpcAnswer) -> Result<Response, HttpError> {
+    match answer {
+        RpcAnswer::Value(value) => json_response(&value, 200),
+        RpcAnswer::Raw(text) => {
+            let mut response = Response::ok(text)?;
+            response
+                .headers_mut()
+                .set("content-type", "application/json")?;
+            Ok(response)
+        }
+    }
 }
 
 fn server_description(version: &str) -> Value {
@@ -175,45 +188,59 @@ fn server_description(version: &str) -> Value {
 /// `tools/call`: an unknown tool or malformed params is a protocol error; what the tool
 /// itself refuses (bad arguments, scope, unknown NPC or memory) is a result with `isError`,
 /// so the model can read it and correct itself; a failure of ours is an internal error.
-async fn call(app: &App, caller: &Caller, id: &Value, params: &Value) -> Value {
+async fn call(app: &App, caller: &Caller, id: &Value, params: &Value) -> RpcAnswer {
     let Some(name) = params.get("name").and_then(Value::as_str) else {
-        return rpc_error(id, INVALID_PARAMS, "params.name (the tool) is required");
+        return RpcAnswer::Value(rpc_error(
+            id,
+            INVALID_PARAMS,
+            "params.name (the tool) is required",
+        ));
     };
     if !mcp::is_tool(name) {
-        return rpc_error(id, INVALID_PARAMS, format!("unknown tool: {name}"));
+        return RpcAnswer::Value(rpc_error(
+            id,
+            INVALID_PARAMS,
+            format!("unknown tool: {name}"),
+        ));
     }
     let arguments = params
         .get("arguments")
         .cloned()
         .unwrap_or_else(|| json!({}));
     match app.hippo.call_tool(caller, name, arguments).await {
-        Ok(value) => rpc_result(
-            id,
-            json!({
-                "content": [{ "type": "text", "text": value.to_string() }],
-                "structuredContent": value,
-                "isError": false,
-            }),
-        ),
+        Ok(output) => match serde_json::to_string(&output) {
+            // The answer as text and as structured content: one serialization, spliced in.
+            Ok(text) => RpcAnswer::Raw(format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":{quoted}}}],\"structuredContent\":{text},\"isError\":false}}}}",
+                quoted = Value::String(text.clone()),
+            )),
+            Err(e) => RpcAnswer::Value(rpc_error(id, INTERNAL_ERROR, e.to_string())),
+        },
         Err(
             err @ (Error::InvalidInput(_)
             | Error::NotFound(_)
             | Error::Unauthorized(_)
             | Error::Busy(_)
             | Error::TooLarge(_)),
-        ) => rpc_result(
+        ) => RpcAnswer::Value(rpc_result(
             id,
             json!({
                 "content": [{ "type": "text", "text": format!("{}: {err}", err.code()) }],
                 "isError": true,
             }),
-        ),
+        )),
         Err(err) => {
             let http = HttpError::from(err);
             worker::console_error!("mcp {name}: {}", http.message);
-            rpc_error(id, INTERNAL_ERROR, http.message)
+            RpcAnswer::Value(rpc_error(id, INTERNAL_ERROR, http.message))
         }
     }
+}
+
+/// A JSON-RPC answer: built as a value, or already serialized (a tool's output).
+enum RpcAnswer {
+    Value(Value),
+    Raw(String),
 }
 
 /// An HTTP-level failure on `/mcp`, in the JSON-RPC shape; a 401 says how to authenticate.
