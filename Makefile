@@ -53,7 +53,8 @@ test-worker: worker
 # --- npm ---
 # The npm package (pkg/): `make pkg` builds pkg/dist (nodejs, web, bundler); `make test-npm`
 # runs the node --test suites, the TypeScript consumer check and the store suite on the
-# persisted wasm store; `make test-browser` drives Debian chromium over the playground.
+# persisted wasm store; `make test-browser` drives Debian chromium over the playground and
+# the Worker's dashboard.
 .PHONY: pkg test-npm test-browser bench-npm
 pkg: setup
 	bash scripts/build-pkg.sh
@@ -63,7 +64,7 @@ test-npm: pkg
 	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
 	  cargo test -p hippo-wasm --target wasm32-unknown-unknown --test store_suite
 
-test-browser: pkg
+test-browser: pkg worker
 	bash scripts/setup-browser.sh
 	node --test tests/browser/
 
