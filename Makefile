@@ -4,7 +4,7 @@ SHELL := /bin/bash
 PORT ?= 8787
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup test test-rust test-wasm lint fmt fuzz bench
+.PHONY: setup test test-rust test-wasm lint fmt fuzz bench bench-precision bench-year bench-year-latency
 
 setup:
 	@bash scripts/setup.sh
@@ -12,6 +12,7 @@ setup:
 lint: setup
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
+	cargo clippy -p hippo-worker --all-targets --features test-hooks -- -D warnings
 
 test-rust: setup
 	cargo test --workspace
@@ -30,22 +31,46 @@ fmt:
 fuzz:
 	@bash scripts/fuzz.sh
 
-# Retrieval quality (LoCoMo, Hippo vs BM25) and latency at 1k/10k/100k; figures in docs/BENCHMARKS.md.
+# Retrieval quality (LoCoMo, LongMemEval_S and MADial dev halves: end to end, ranking-only and
+# BM25 side by side) and latency at 1k/10k/100k; figures in docs/BENCHMARKS.md.
 LOCOMO ?= ../shared/data/locomo/locomo-dev.json
 bench:
 	cargo build --release --bin hippo-bench
-	./target/release/hippo-bench locomo --data $(LOCOMO)
+	LOCOMO=$(LOCOMO) bash scripts/bench-retrieval.sh
 	./target/release/hippo-bench latency
 
+# Issue 17's benchmarks (docs/BENCHMARKS.md "A memory that remembers"), on the bench-fast profile:
+# precision on the labelled set (before/after the relevance floor); recall of facts stated once in a
+# year of daily conversation, by age; retrieve latency of a year of conversation vs 10k typed memories.
+bench-precision:
+	cargo build --profile bench-fast --bin hippo-bench
+	./target/bench-fast/hippo-bench precision
+
+bench-year:
+	cargo build --profile bench-fast --bin hippo-bench
+	./target/bench-fast/hippo-bench year
+
+bench-year-latency:
+	cargo build --profile bench-fast --bin hippo-bench
+	./target/bench-fast/hippo-bench year --seeds 1 --latency
+
 # --- worker ---
-# The Cloudflare Worker (worker/, migrations/, wrangler.toml). `make dev` serves it locally.
+# The Cloudflare Worker (worker/, migrations/, wrangler.toml). `make worker` is the production
+# build (worker/build: what `make dev` serves and deploys ship); `make worker-test` adds the
+# test hooks (worker/build-test: what the Miniflare suites load).
+.PHONY: worker worker-test dev test-worker
 worker: setup
 	bash scripts/build-worker.sh
+
+worker-test: setup
+	TEST_HOOKS=1 bash scripts/build-worker.sh
 
 dev: setup
 	PORT=$(PORT) bash scripts/dev.sh
 
-test-worker: worker
+# Both builds: the Miniflare suites load the test build; the smoke test runs the production
+# one under `wrangler dev`, as a new user would.
+test-worker: worker worker-test
 	cargo test -p hippo-worker
 	node --test --test-concurrency=1 tests/worker/
 # --- end worker ---
@@ -84,7 +109,7 @@ bench-npm: pkg
 schemathesis: setup
 	bash scripts/schemathesis.sh
 
-test-security: worker
+test-security: worker-test
 	node --test --test-concurrency=1 tests/security/
 # --- end security ---
 # --- reliability ---
@@ -92,11 +117,11 @@ test-security: worker
 # Miniflare; `make soak` drives the real local Worker (wrangler dev on loopback) with a mixed
 # load over 100 NPCs for SOAK_SECONDS (default 300) and verifies every acknowledged write.
 .PHONY: test-reliability soak bench-worker
-test-reliability: worker
+test-reliability: worker-test
 	node --test --test-concurrency=1 tests/reliability/
 
 SOAK_SECONDS ?= 300
-soak: worker
+soak: worker-test
 	SOAK_SECONDS=$(SOAK_SECONDS) node tests/reliability/soak.mjs
 # --- end reliability ---
 

@@ -96,6 +96,7 @@ export interface StatusOk {
 
 export interface NpcSettings {
   diary_window: number;
+  /** Days a verbatim turn is kept; 0 (the default) keeps it as long as the NPC. */
   content_ttl_days: number;
   emotion_ttl_days: number;
 }
@@ -378,10 +379,12 @@ export interface Memory {
   superseded_by?: string;
   /** Pinned: never decays below the active tier; always has a place in the brief. */
   pinned: boolean;
-  collection: 'memory' | 'content' | 'emotion';
+  collection: 'memory' | 'content' | 'emotion' | 'diary';
   emotion?: { label: string; intensity: number };
   /** Text around a record (e.g. a chunk's neighbouring turns): searched, never retrieved. */
   context?: string;
+  /** Ids of the conversation turns the record came from (docs/LIFECYCLE.md). */
+  source_turns?: string[];
 }
 
 export interface MemoryView extends Memory {
@@ -414,7 +417,7 @@ export interface UpdateMemoryResponse {
 
 export interface ListMemoriesQuery {
   types?: MemoryType[];
-  collection?: 'memory' | 'content' | 'emotion' | 'all';
+  collection?: 'memory' | 'content' | 'emotion' | 'diary' | 'all';
   include_superseded?: boolean;
   offset?: number;
   limit?: number;

@@ -8,13 +8,14 @@ export PATH="$HOME/.cargo/bin:$PATH"
 
 WASM_OPT=node_modules/.bin/wasm-opt
 CRATE=hippo_wasm
-# PKG_OPT_LEVEL=s|z trades retrieval speed for size (docs/BENCHMARKS.md "npm"), in a target
-# directory of its own so the workspace's release artifacts stay as they are.
+# The `pkg` profile (Cargo.toml): release at opt-level "s". PKG_OPT_LEVEL=3|s|z overrides it
+# (size against retrieval speed: docs/BENCHMARKS.md "npm"), in a target directory of its own
+# so the default build's artifacts stay as they are.
 if [ -n "${PKG_OPT_LEVEL:-}" ]; then
-  export CARGO_PROFILE_RELEASE_OPT_LEVEL=$PKG_OPT_LEVEL
+  export CARGO_PROFILE_PKG_OPT_LEVEL=$PKG_OPT_LEVEL
   export CARGO_TARGET_DIR=target/pkg-opt-$PKG_OPT_LEVEL
 fi
-RAW=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/$CRATE.wasm
+RAW=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/pkg/$CRATE.wasm
 DIST=pkg/dist
 # The wasm features rustc enables by default for wasm32-unknown-unknown; wasm-opt must accept
 # them and may use no others.
@@ -23,8 +24,8 @@ FEATURES=(--enable-bulk-memory --enable-mutable-globals --enable-nontrapping-flo
 
 step() { printf '[pkg] %s\n' "$*"; }
 
-step "cargo build (release, wasm32)"
-cargo build -p hippo-wasm --lib --release --target wasm32-unknown-unknown
+step "cargo build (profile pkg, wasm32)"
+cargo build -p hippo-wasm --lib --profile pkg --target wasm32-unknown-unknown
 
 rm -rf "$DIST"
 TARGETS=(nodejs web bundler)

@@ -1,5 +1,10 @@
 //! Wire shapes: the JSON bodies of the HTTP routes (SPEC §3) and the npm API (SPEC §4).
 //! Defined once here; the Worker and the npm package serialize exactly these.
+#![deny(
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    clippy::arithmetic_side_effects
+)]
 
 use crate::conversation::Turn;
 use crate::diary::DiaryEntry;
@@ -12,6 +17,11 @@ use crate::sensitive::Category;
 use crate::time::Timestamp;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
+
+mod access;
+mod operation;
+pub use access::{visible_to_tokens, Caller};
+pub use operation::{param, parse_body, OpKind, Operation, RawRequest, Reply};
 
 /// `{"status": "ok"}` plus nothing else.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -400,6 +410,14 @@ pub struct RetrievedMemory {
     pub source: String,
 }
 
+/// `POST /api/npc/{npcid}/vectors/rebuild`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RebuildResponse {
+    pub status: String,
+    /// How many vectors were written.
+    pub vectors: usize,
+}
+
 // ---- Session brief (issue 16) ----
 
 /// `POST /api/npc/{npcid}/brief`.
@@ -428,6 +446,14 @@ pub struct BriefResponse {
     pub max_tokens: usize,
     /// What each line was drawn from, in the order of the text.
     pub items: Vec<crate::brief::BriefItem>,
+}
+
+/// `DELETE /api/memories/{npcid}?confirm={npcid}` (MCP `forget` with `all`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Forgot {
+    pub status: String,
+    /// How many memories were deleted.
+    pub deleted: usize,
 }
 
 // ---- Tokens (SPEC §3.3) ----

@@ -1,16 +1,18 @@
 //! Identifiers: npcid validation, random ids and tokens, and hashing.
+#![deny(
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    clippy::arithmetic_side_effects
+)]
 
 use crate::error::{Error, Result};
 use sha2::{Digest, Sha256};
 
-/// `npcid`: 1–64 characters of `[A-Za-z0-9_.:-]` (SPEC §1); anything else is a 400.
+/// `npcid`: 1–64 characters of `[A-Za-z0-9_.:-]` (SPEC §1), and not `.` or `..` (URL
+/// normalisation removes those path segments, so such an NPC could never be addressed);
+/// anything else is a 400.
 pub fn validate_npcid(npcid: &str) -> Result<()> {
-    let ok = !npcid.is_empty()
-        && npcid.len() <= 64
-        && npcid
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-'));
-    if ok {
+    if is_path_safe_id(npcid) {
         Ok(())
     } else {
         Err(Error::invalid(
@@ -19,7 +21,24 @@ pub fn validate_npcid(npcid: &str) -> Result<()> {
     }
 }
 
+/// 1–64 characters of `[A-Za-z0-9_.:-]`, not `.` or `..`: an id that goes in a URL path
+/// segment unchanged and never names a directory.
+pub fn is_path_safe_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 64
+        && id != "."
+        && id != ".."
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-'))
+}
+
 /// `n` random bytes from the platform's CSPRNG (`crypto.getRandomValues` on wasm).
+#[allow(
+    clippy::expect_used,
+    reason = "fails only on a platform without a random source, never because of input; \
+              ids and tokens cannot be made without one"
+)]
 pub fn random_bytes<const N: usize>() -> [u8; N] {
     let mut buf = [0u8; N];
     getrandom::getrandom(&mut buf).expect("the platform has a random source");
@@ -28,10 +47,13 @@ pub fn random_bytes<const N: usize>() -> [u8; N] {
 
 pub fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
+    let mut out = String::with_capacity(bytes.len().saturating_mul(2));
     for b in bytes {
-        out.push(DIGITS[(b >> 4) as usize] as char);
-        out.push(DIGITS[(b & 15) as usize] as char);
+        for nibble in [b >> 4, b & 15] {
+            out.push(char::from(
+                DIGITS.get(usize::from(nibble)).copied().unwrap_or(b'0'),
+            ));
+        }
     }
     out
 }
@@ -57,10 +79,28 @@ mod tests {
 
     #[test]
     fn npcid_rules() {
-        for ok in ["a", "01", "npc_1.test:x-y", &"a".repeat(64)] {
+        for ok in [
+            "a",
+            "01",
+            "npc_1.test:x-y",
+            &"a".repeat(64),
+            "...",
+            ".a",
+            "a..",
+        ] {
             assert!(validate_npcid(ok).is_ok(), "{ok}");
         }
-        for bad in ["", "a b", "../x", "a/b", "灵绯", &"a".repeat(65), "x\0"] {
+        for bad in [
+            "",
+            "a b",
+            "../x",
+            "a/b",
+            "灵绯",
+            &"a".repeat(65),
+            "x\0",
+            ".",
+            "..",
+        ] {
             assert!(validate_npcid(bad).is_err(), "{bad:?}");
         }
     }

@@ -4,6 +4,15 @@
 //! through the traits in [`ports`] (store, vector index, embedder, LLM, HTTP client, clock),
 //! which the Worker (`worker/`) and the npm package (`pkg/`) implement. [`engine::Hippo`] is
 //! the one entry point both bindings call; each module below holds one concept's rules.
+// Panics must be unreachable from input (issue 18): see clippy.toml for what else is enforced.
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::todo,
+    clippy::unimplemented,
+    clippy::unreachable
+)]
 
 pub mod api;
 pub mod brief;

@@ -1,52 +1,29 @@
 //! The MCP tools (issue 16), defined once for both transports: the Worker's Streamable HTTP
-//! endpoint (`worker/src/http/mcp.rs`) and the npm package's stdio server (`pkg/mcp/`). A
-//! transport authenticates the caller, then lists [`tools`] and runs [`Hippo::call_tool`].
+//! endpoint (`worker/src/http/mcp.rs`) and the npm package's stdio server (`pkg/node/mcp.mjs`).
+//! A transport authenticates the caller, then lists [`tools`] and runs [`Hippo::call_tool`].
+//!
+//! A tool is a route's operation with MCP-shaped arguments: its arguments become the route's
+//! path parameters, query string and body, which [`Operation::parse`] parses as it parses an
+//! HTTP request, and [`Hippo::execute_as`] runs with the route's access rule
+//! ([`OpKind::scopes`], `api/access.rs`). So a tool answers what its route answers, and a
+//! token sees what it would see on any surface: nothing sensitive.
 //!
 //! Each tool works on one NPC: a token's own (a tool call naming another is refused), or the
-//! `npcid` argument for the admin. Reading tools need the `read` scope (`recall` also takes
-//! `retrieval`), writing tools `write`; the admin may do everything. For a token, sensitive
-//! memories follow the memory_retrieval rule: never shown, and invisible to
-//! `update_memory` and `forget`.
+//! `npcid` argument for the admin.
 
-use crate::api::*;
+pub use crate::api::Caller;
+use crate::api::{OpKind, Operation, PkgView, RawRequest, RelationshipView, Reply};
 use crate::error::{Error, Result};
-use crate::ids::validate_npcid;
-use crate::memory::MemoryInput;
-use crate::ports::Scope;
-use crate::sensitive;
 use crate::Hippo;
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 /// The protocol revisions the HTTP transport speaks, newest first. The npm stdio server
 /// speaks what its SDK speaks.
 pub const PROTOCOL_VERSIONS: [&str; 4] = ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"];
 
-/// Who is calling.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Caller {
-    /// The admin token: every NPC, every tool, sensitive memories shown (marked).
-    Admin,
-    /// A token bound to `npcid` with `scopes`.
-    Token { npcid: String, scopes: Vec<Scope> },
-}
-
-impl Caller {
-    fn admin(&self) -> bool {
-        matches!(self, Caller::Admin)
-    }
-
-    fn may(&self, tool: &Tool) -> bool {
-        match self {
-            Caller::Admin => true,
-            Caller::Token { scopes, .. } => tool.scopes.iter().any(|s| scopes.contains(s)),
-        }
-    }
-}
-
-/// The tools as `tools/list` describes them (without `npcid`), plus the scopes that allow
-/// each (any one is enough). Data, not code: kept as JSON it costs the Worker bundle little.
+/// The tools as `tools/list` describes them (without `npcid`). Data, not code: kept as JSON
+/// it costs the Worker bundle little.
 const TOOLS_JSON: &str = include_str!("mcp_tools.json");
 
 /// One entry of `mcp_tools.json`.
@@ -56,10 +33,25 @@ struct Tool {
     name: String,
     title: String,
     description: String,
-    scopes: Vec<Scope>,
     read_only: bool,
     destructive: bool,
     input_schema: Value,
+}
+
+/// The operation whose access rule decides who may call a tool (a tool that runs several
+/// runs operations of the same scopes).
+fn tool_kind(name: &str) -> Option<OpKind> {
+    Some(match name {
+        "remember" => OpKind::AddMemories,
+        "recall" => OpKind::Retrieve,
+        "get_profile" => OpKind::GetPkg,
+        "brief" => OpKind::Brief,
+        "list_memories" => OpKind::ListMemories,
+        "update_memory" => OpKind::UpdateMemory,
+        "forget" => OpKind::DeleteMemory,
+        "dream" => OpKind::Dream,
+        _ => return None,
+    })
 }
 
 fn all_tools() -> Vec<Tool> {
@@ -71,6 +63,10 @@ fn find_tool(name: &str) -> Option<Tool> {
     all_tools().into_iter().find(|t| t.name == name)
 }
 
+fn may_call(caller: &Caller, tool: &Tool) -> bool {
+    tool_kind(&tool.name).is_some_and(|kind| caller.may(kind))
+}
+
 /// The `tools/list` entries `caller` may call.
 pub fn tools(caller: &Caller) -> Vec<Value> {
     let npcid = json!({"type": "string", "description": match caller {
@@ -79,12 +75,12 @@ pub fn tools(caller: &Caller) -> Vec<Value> {
     }});
     all_tools()
         .into_iter()
-        .filter(|t| caller.may(t))
+        .filter(|t| may_call(caller, t))
         .map(|t| {
             let mut schema = t.input_schema;
             schema["type"] = json!("object");
             schema["properties"]["npcid"] = npcid.clone();
-            if caller.admin() {
+            if caller.is_admin() {
                 let mut required = schema["required"].as_array().cloned().unwrap_or_default();
                 required.push(json!("npcid"));
                 schema["required"] = Value::Array(required);
@@ -107,108 +103,13 @@ pub fn is_tool(name: &str) -> bool {
     find_tool(name).is_some()
 }
 
-fn args<T: DeserializeOwned>(mut value: Value) -> Result<T> {
-    if let Some(map) = value.as_object_mut() {
-        map.remove("npcid");
-    }
-    // Through the text: the bindings already parse these types from JSON text.
-    serde_json::from_str(&value.to_string())
-        .map_err(|e| Error::invalid(format!("invalid arguments: {e}")))
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RememberArgs {
-    #[serde(default)]
-    fact: Option<String>,
-    #[serde(default, rename = "type")]
-    memory_type: Option<String>,
-    #[serde(default)]
-    importance: Option<f64>,
-    #[serde(default)]
-    pinned: bool,
-    #[serde(default)]
-    sensitive: bool,
-    #[serde(default)]
-    turn: Option<TurnArg>,
-    #[serde(default)]
-    session_id: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TurnArg {
-    role: String,
-    content: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RecallArgs {
-    query: String,
-    #[serde(default)]
-    memory_types: Option<Vec<String>>,
-    #[serde(default)]
-    time_hint: Option<String>,
-    #[serde(default)]
-    max_results: Option<i64>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Empty {}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ListArgs {
-    #[serde(default)]
-    types: Vec<String>,
-    #[serde(default)]
-    include_superseded: bool,
-    #[serde(default)]
-    offset: usize,
-    #[serde(default)]
-    limit: Option<usize>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ForgetArgs {
-    #[serde(default)]
-    id: Option<String>,
-    #[serde(default)]
-    all: bool,
-    #[serde(default)]
-    confirm: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct DreamArgs {
-    #[serde(default)]
-    dry_run: bool,
-}
-
-/// Whether the detector flags anything in `value`'s JSON text.
-fn flagged<T: serde::Serialize>(value: &T) -> bool {
-    sensitive::category_of(&serde_json::to_string(value).unwrap_or_default()).is_some()
-}
-
-/// What a tool answers: the answer of the matching route, typed, so each binding serializes
-/// it with the serializer it already has for that route (a `serde_json::Value` detour costs
-/// the wasm builds a serializer of every response type again).
+/// What a tool answers: its route's answer (typed, so each binding serializes it with the
+/// serializer it already has for that route), or for `get_profile` the two routes' answers.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum ToolOutput {
-    Added(AddMemoriesResponse),
-    Appended(ConversationAppendResponse),
-    Found(SearchResponse),
+    Route(Reply),
     Profile(Profile),
-    Brief(BriefResponse),
-    Memories(MemoryList),
-    Updated(UpdateMemoryResponse),
-    Forgot(Forgot),
-    Dreamt(DreamResponse),
 }
 
 /// `get_profile`: the PKG and the relationship entities.
@@ -219,11 +120,48 @@ pub struct Profile {
     pub relationship: indexmap::IndexMap<String, crate::relationship::Entity>,
 }
 
-/// `forget`: how many memories were deleted.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Forgot {
-    pub status: &'static str,
-    pub deleted: usize,
+/// A query-string value of a scalar argument.
+fn query_value(name: &str, value: &Value) -> Result<String> {
+    match value {
+        Value::String(s) => Ok(s.clone()),
+        Value::Bool(b) => Ok(b.to_string()),
+        Value::Number(n) => Ok(n.to_string()),
+        _ => Err(Error::invalid(format!(
+            "{name} must be a string, number or boolean"
+        ))),
+    }
+}
+
+/// One route request built from a tool's arguments.
+#[derive(Default)]
+struct Request {
+    path: Vec<(&'static str, String)>,
+    query: Vec<(String, String)>,
+    body: Option<Value>,
+}
+
+impl Request {
+    fn body(body: Map<String, Value>) -> Self {
+        Request {
+            body: Some(Value::Object(body)),
+            ..Default::default()
+        }
+    }
+
+    fn query(mut self, name: &str, value: Option<Value>) -> Result<Self> {
+        match value {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(items)) => {
+                let values: Vec<String> = items
+                    .iter()
+                    .map(|v| query_value(name, v))
+                    .collect::<Result<_>>()?;
+                self.query.push((name.to_string(), values.join(",")));
+            }
+            Some(v) => self.query.push((name.to_string(), query_value(name, &v)?)),
+        }
+        Ok(self)
+    }
 }
 
 impl Hippo {
@@ -237,202 +175,151 @@ impl Hippo {
     ) -> Result<ToolOutput> {
         let tool =
             find_tool(name).ok_or_else(|| Error::invalid(format!("unknown tool {name:?}")))?;
-        if !arguments.is_object() {
-            return Err(Error::invalid("arguments must be a JSON object"));
-        }
-        if !caller.may(&tool) {
-            let needs: Vec<&str> = tool.scopes.iter().map(|s| s.as_str()).collect();
+        if !may_call(caller, &tool) {
             return Err(Error::Unauthorized(format!(
-                "this token may not call {name}: it needs the {} scope",
-                needs.join(" or ")
+                "this token may not call {name}"
             )));
         }
-        let named = match arguments.get("npcid") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(_) => return Err(Error::invalid("npcid must be a string")),
+        let Value::Object(mut args) = arguments else {
+            return Err(Error::invalid("arguments must be a JSON object"));
         };
-        let npcid = match (caller, named) {
-            (Caller::Admin, Some(n)) => n,
-            (Caller::Admin, None) => {
+        if let Some(unknown) = args
+            .keys()
+            .find(|k| *k != "npcid" && tool.input_schema["properties"].get(k.as_str()).is_none())
+        {
+            return Err(Error::invalid(format!("unknown argument {unknown:?}")));
+        }
+        let npcid = match (caller, args.remove("npcid")) {
+            (_, Some(Value::String(n))) => n,
+            (Caller::Admin, None | Some(Value::Null)) => {
                 return Err(Error::invalid("npcid is required with the admin token"))
             }
-            (Caller::Token { npcid, .. }, Some(n)) if &n != npcid => {
-                return Err(Error::Unauthorized(format!(
-                    "this token is bound to another NPC, not {n}"
-                )))
-            }
-            (Caller::Token { npcid, .. }, _) => npcid.clone(),
+            (Caller::Token { npcid, .. }, None | Some(Value::Null)) => npcid.clone(),
+            (_, Some(_)) => return Err(Error::invalid("npcid must be a string")),
         };
-        validate_npcid(&npcid)?;
-        let admin = caller.admin();
-        match name {
-            "remember" => {
-                let a: RememberArgs = args(arguments)?;
-                match (a.fact, a.turn) {
-                    (Some(fact), None) => {
-                        let input = MemoryInput {
-                            summary: fact,
-                            memory_type: a.memory_type.unwrap_or_else(|| "other".into()),
-                            keywords: Vec::new(),
-                            confidence: None,
-                            importance: a.importance,
-                            source: Some("mcp".into()),
-                            event_time: None,
-                            expires_at: None,
-                            sensitive: a.sensitive,
-                            sensitive_category: None,
-                            pinned: a.pinned,
-                        };
-                        let request = AddMemoriesRequest {
-                            memories: vec![input],
-                        };
-                        Ok(ToolOutput::Added(self.add_memories(&npcid, request).await?))
+        let run = |kind: OpKind, request: Request| self.run_tool_op(caller, &npcid, kind, request);
+        let output = match name {
+            "remember" => match (args.remove("fact"), args.remove("turn")) {
+                (Some(fact), None) => {
+                    // One memory of POST /api/memories, written by this tool.
+                    let mut memory = args;
+                    if memory.contains_key("session_id") {
+                        return Err(Error::invalid("session_id goes with a turn, not a fact"));
                     }
-                    (None, Some(turn)) => {
-                        let request = ConversationAppend {
-                            session_id: a.session_id,
-                            turns: vec![TurnInput {
-                                role: turn.role,
-                                content: turn.content,
-                                ts: None,
-                                index: None,
-                                emotion: None,
-                            }],
-                            summary: None,
-                        };
-                        Ok(ToolOutput::Appended(
-                            self.append_conversation(&npcid, request).await?,
-                        ))
-                    }
-                    _ => Err(Error::invalid("give either fact or turn")),
+                    memory.insert("summary".into(), fact);
+                    memory.entry("type").or_insert(json!("other"));
+                    memory.insert("source".into(), json!("mcp"));
+                    let mut body = Map::new();
+                    body.insert("memories".into(), json!([memory]));
+                    run(OpKind::AddMemories, Request::body(body)).await?
                 }
-            }
-            "recall" => {
-                let a: RecallArgs = args(arguments)?;
-                let request = SearchRequest {
-                    query: a.query,
-                    memory_types: a.memory_types,
-                    max_results: a.max_results,
-                    time_hint: a.time_hint,
-                    // The admin sees sensitive items (marked); a token never does.
-                    include_sensitive: admin,
-                    include_archived: false,
-                    debug: false,
-                };
-                Ok(ToolOutput::Found(self.search(&npcid, request).await?))
-            }
+                (None, Some(turn)) => {
+                    // One turn of POST /api/conversation.
+                    if let Some(extra) = args.keys().find(|k| *k != "session_id") {
+                        return Err(Error::invalid(format!(
+                            "{extra} goes with a fact, not a turn"
+                        )));
+                    }
+                    let mut body = args;
+                    body.insert("turns".into(), json!([turn]));
+                    run(OpKind::AppendConversation, Request::body(body)).await?
+                }
+                _ => return Err(Error::invalid("give either fact or turn")),
+            },
+            "recall" => run(OpKind::Retrieve, Request::body(args)).await?,
+            "brief" => run(OpKind::Brief, Request::body(args)).await?,
             "get_profile" => {
-                let _: Empty = args(arguments)?;
-                let mut pkg = self.get_pkg(&npcid).await?;
-                let mut relationship = self.get_relationships(&npcid).await?;
-                if !admin {
-                    // As memory_retrieval judges these items: by kind, then by what they say.
-                    pkg.pkg.retain(|key, value| {
-                        sensitive::key_category(key).is_none() && !flagged(value)
-                    });
-                    relationship
-                        .relationship
-                        .retain(|_, entity| !flagged(entity));
+                let pkg = run(OpKind::GetPkg, Request::default()).await?;
+                let relationship = run(OpKind::GetRelationship, Request::default()).await?;
+                match (pkg, relationship) {
+                    (
+                        Reply::Pkg(PkgView { pkg, .. }),
+                        Reply::Relationship(RelationshipView { relationship, .. }),
+                    ) => {
+                        return Ok(ToolOutput::Profile(Profile {
+                            npcid,
+                            pkg,
+                            relationship,
+                        }))
+                    }
+                    _ => return Err(Error::Internal("get_profile: unexpected replies".into())),
                 }
-                Ok(ToolOutput::Profile(Profile {
-                    npcid,
-                    pkg: pkg.pkg,
-                    relationship: relationship.relationship,
-                }))
-            }
-            "brief" => {
-                let request: BriefRequest = args(arguments)?;
-                Ok(ToolOutput::Brief(self.brief(&npcid, request).await?))
             }
             "list_memories" => {
-                let a: ListArgs = args(arguments)?;
-                let query = crate::engine::ListMemoriesQuery {
-                    types: a.types,
-                    collection: None,
-                    include_superseded: a.include_superseded,
-                    offset: a.offset,
-                    limit: a.limit,
-                };
-                let mut list = self.list_memories(&npcid, query).await?;
-                if !admin {
-                    list.memories.retain(|m| !m.memory.sensitive);
-                    list.count = list.memories.len();
+                let mut request = Request::default();
+                for name in [
+                    "types",
+                    "collection",
+                    "include_superseded",
+                    "offset",
+                    "limit",
+                ] {
+                    request = request.query(name, args.remove(name))?;
                 }
-                Ok(ToolOutput::Memories(list))
+                run(OpKind::ListMemories, request).await?
             }
             "update_memory" => {
-                let mut a = arguments;
-                let id = match a.as_object_mut().and_then(|m| m.remove("id")) {
+                let id = match args.remove("id") {
                     Some(Value::String(id)) => id,
                     _ => return Err(Error::invalid("id is required (a string)")),
                 };
-                let patch: MemoryPatch = args(a)?;
-                if !admin {
-                    self.require_visible(&npcid, &id).await?;
-                    if patch.sensitive == Some(false) {
-                        return Err(Error::Unauthorized(
-                            "only the admin may clear a memory's sensitive mark".into(),
-                        ));
-                    }
-                }
-                Ok(ToolOutput::Updated(
-                    self.update_memory(&npcid, &id, patch).await?,
-                ))
+                let mut request = Request::body(args);
+                request.path.push(("id", id));
+                run(OpKind::UpdateMemory, request).await?
             }
             "forget" => {
-                let a: ForgetArgs = args(arguments)?;
-                match (a.id, a.all) {
-                    (Some(id), false) => {
-                        if !admin {
-                            self.require_visible(&npcid, &id).await?;
-                        }
-                        self.delete_memory(&npcid, &id).await?;
-                        Ok(ToolOutput::Forgot(Forgot {
-                            status: "ok",
-                            deleted: 1,
-                        }))
+                let all = args.remove("all");
+                let confirm = args.remove("confirm");
+                match (args.remove("id"), all) {
+                    (Some(Value::String(id)), None | Some(Value::Bool(false))) => {
+                        let mut request = Request::default();
+                        request.path.push(("id", id));
+                        run(OpKind::DeleteMemory, request).await?
                     }
-                    (None, true) => {
-                        if a.confirm.as_deref() != Some(npcid.as_str()) {
-                            return Err(Error::invalid(format!(
-                                "forgetting every memory needs confirm: \"{npcid}\""
-                            )));
-                        }
-                        let deleted = self.forget_all_memories(&npcid).await?;
-                        Ok(ToolOutput::Forgot(Forgot {
-                            status: "ok",
-                            deleted,
-                        }))
+                    (None, Some(Value::Bool(true))) => {
+                        // The route's rule: confirm names the NPC.
+                        let request = Request::default().query("confirm", confirm)?;
+                        run(OpKind::ForgetMemories, request).await?
                     }
-                    _ => Err(Error::invalid("give either id, or all: true with confirm")),
+                    _ => return Err(Error::invalid("give either id, or all: true with confirm")),
                 }
             }
             "dream" => {
-                let a: DreamArgs = args(arguments)?;
-                let report = self.dream(&npcid, a.dry_run).await?;
-                Ok(ToolOutput::Dreamt(DreamResponse {
-                    status: "ok".into(),
-                    report,
-                }))
+                let request = Request::default().query("dry_run", args.remove("dry_run"))?;
+                run(OpKind::Dream, request).await?
             }
-            other => Err(Error::Internal(format!(
-                "tool {other} has no implementation"
-            ))),
-        }
+            other => {
+                return Err(Error::Internal(format!(
+                    "tool {other} has no implementation"
+                )))
+            }
+        };
+        Ok(ToolOutput::Route(output))
     }
 
-    /// 404 for a memory a token may not see (sensitive), as for one that does not exist.
-    async fn require_visible(&self, npcid: &str, id: &str) -> Result<()> {
-        let found = self
-            .ports()
-            .store
-            .memories_by_id(npcid, &[id.to_string()])
-            .await?;
-        match found.first() {
-            Some(m) if !m.sensitive => Ok(()),
-            _ => Err(Error::not_found(format!("memory {id} does not exist"))),
-        }
+    /// Parses one route request of `kind` for `npcid` as the HTTP binding does, and runs it
+    /// for `caller`.
+    async fn run_tool_op(
+        &self,
+        caller: &Caller,
+        npcid: &str,
+        kind: OpKind,
+        request: Request,
+    ) -> Result<Reply> {
+        let body = match &request.body {
+            Some(body) => serde_json::to_vec(body)
+                .map_err(|e| Error::Internal(format!("tool arguments: {e}")))?,
+            None => Vec::new(),
+        };
+        let mut path: Vec<(&str, &str)> = vec![("npcid", npcid)];
+        path.extend(request.path.iter().map(|(k, v)| (*k, v.as_str())));
+        let raw = RawRequest {
+            path: &path,
+            query: &request.query,
+            body: &body,
+        };
+        let op = Operation::parse(kind, &raw)?;
+        self.execute_as(caller, op).await
     }
 }
 
@@ -458,8 +345,12 @@ mod tests {
             ]
         );
         for t in &tools {
-            assert!(!t.scopes.is_empty(), "{}", t.name);
+            assert!(tool_kind(&t.name).is_some(), "{}", t.name);
             assert!(t.input_schema["properties"].is_object(), "{}", t.name);
+            // What the tool list promises matches what the access rule allows.
+            let kind = tool_kind(&t.name).unwrap_or(OpKind::ListNpcs);
+            let writes = kind.scopes().contains(&crate::ports::Scope::Write);
+            assert_eq!(t.read_only, !writes, "{}", t.name);
         }
     }
 }

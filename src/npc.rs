@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 pub struct NpcSettings {
     /// How many daily diary entries stay in the rolling window.
     pub diary_window: u32,
-    /// Days a `content` (conversation chunk) vector lives.
+    /// Days a `content` record (a conversation turn kept verbatim) lives; 0, the default,
+    /// keeps it as long as the NPC (docs/LIFECYCLE.md: the verbatim conversation is the
+    /// ground truth retrieval falls back on).
     pub content_ttl_days: u32,
     /// Days an `emotion` snippet lives.
     pub emotion_ttl_days: u32,
@@ -19,7 +21,7 @@ impl Default for NpcSettings {
     fn default() -> Self {
         NpcSettings {
             diary_window: 7,
-            content_ttl_days: 30,
+            content_ttl_days: 0,
             emotion_ttl_days: 14,
         }
     }
@@ -36,14 +38,19 @@ impl NpcSettings {
                 Self::MAX_DIARY_WINDOW
             )));
         }
-        for (name, v) in [
-            ("content_ttl_days", self.content_ttl_days),
-            ("emotion_ttl_days", self.emotion_ttl_days),
+        for (name, v, least) in [
+            ("content_ttl_days", self.content_ttl_days, 0),
+            ("emotion_ttl_days", self.emotion_ttl_days, 1),
         ] {
-            if !(1..=Self::MAX_TTL_DAYS).contains(&v) {
+            if !(least..=Self::MAX_TTL_DAYS).contains(&v) {
                 return Err(crate::Error::invalid(format!(
-                    "settings.{name} must be between 1 and {}",
-                    Self::MAX_TTL_DAYS
+                    "settings.{name} must be between {least} and {}{}",
+                    Self::MAX_TTL_DAYS,
+                    if least == 0 {
+                        " (0: never expires)"
+                    } else {
+                        ""
+                    }
                 )));
             }
         }

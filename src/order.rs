@@ -31,7 +31,7 @@ mod tests {
     fn sorts_stably_like_the_standard_sort() {
         let mut items: Vec<(u8, &str)> = vec![(2, "a"), (1, "b"), (2, "c"), (0, "d"), (1, "e")];
         let mut want = items.clone();
-        want.sort_by(|x, y| x.0.cmp(&y.0));
+        want.sort_by_key(|x| x.0);
         sort_by(&mut items, |x, y| x.0.cmp(&y.0));
         assert_eq!(items, want);
         let mut empty: Vec<u8> = Vec::new();

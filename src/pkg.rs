@@ -3,6 +3,11 @@
 //! [`merge_updates`] is pure: it computes what a `PUT /api/pkg` request changes without
 //! touching the PKG, so the engine can turn the result into per-field store writes and
 //! [`apply_merge`] can replay it on an in-memory copy.
+#![deny(
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    clippy::arithmetic_side_effects
+)]
 
 use crate::error::{Error, Result};
 use indexmap::IndexMap;
@@ -35,6 +40,21 @@ pub struct PkgMerge {
     pub changes: Vec<(String, PkgValue)>,
     /// `updated_fields`: keys applied, in request order, without repeats.
     pub updated_fields: Vec<String>,
+    /// New keys left out because the PKG holds [`MAX_FIELDS`] fields: the API refuses the
+    /// request ([`PkgMerge::refuse_over_cap`]), the dream drops them.
+    pub over_cap: Vec<String>,
+}
+
+impl PkgMerge {
+    /// The API's answer to a merge that would pass [`MAX_FIELDS`]: a 400 naming the cap.
+    pub fn refuse_over_cap(&self) -> Result<()> {
+        match self.over_cap.first() {
+            None => Ok(()),
+            Some(key) => Err(Error::invalid(format!(
+                "a PKG holds at most {MAX_FIELDS} fields: {key:?} would be one more"
+            ))),
+        }
+    }
 }
 
 /// Registration flags: part of the PKG view, changed only through the NPC admin route.
@@ -58,6 +78,10 @@ pub const MAX_TEXT_CHARS: usize = 1024;
 
 /// Field names longer than this (Unicode scalar values) are rejected.
 pub const MAX_KEY_CHARS: usize = 128;
+
+/// Fields one PKG holds at most (registration flags not counted): every retrieval renders
+/// each field as a candidate, so the count is bounded like every other input.
+pub const MAX_FIELDS: usize = 256;
 
 /// The field that is written once and then never overwritten by a merge.
 pub const NAME_FIELD: &str = "Name";
@@ -102,16 +126,14 @@ pub fn merge_updates(current: &Pkg, updates: &[PkgUpdate]) -> Result<PkgMerge> {
     let mut updated_fields: Vec<String> = Vec::new();
     let mut changed_keys: Vec<String> = Vec::new();
 
+    let mut over_cap: Vec<String> = Vec::new();
+
     for (index, update) in updates.iter().enumerate() {
         let key = update.key.trim();
         if key.is_empty() || PROTECTED_FIELDS.contains(&key) {
             continue;
         }
-        if key.chars().count() > MAX_KEY_CHARS {
-            return Err(Error::invalid(format!(
-                "updates[{index}].key must be at most {MAX_KEY_CHARS} characters"
-            )));
-        }
+        check_key(key, &format!("updates[{index}].key"))?;
         let parts = value_parts(&update.value).ok_or_else(|| {
             Error::invalid(format!(
                 "updates[{index}].value must be a string or an array of strings"
@@ -131,6 +153,10 @@ pub fn merge_updates(current: &Pkg, updates: &[PkgUpdate]) -> Result<PkgMerge> {
             }
             None => PkgValue::Text(regular_text(&update.value, &parts)),
         };
+        if !working.contains_key(key) && field_count(&working) >= MAX_FIELDS {
+            push_unique(&mut over_cap, key);
+            continue;
+        }
         if working.get(key) != Some(&new_value) {
             working.insert(key.to_owned(), new_value);
             push_unique(&mut changed_keys, key);
@@ -148,7 +174,68 @@ pub fn merge_updates(current: &Pkg, updates: &[PkgUpdate]) -> Result<PkgMerge> {
     Ok(PkgMerge {
         changes,
         updated_fields,
+        over_cap,
     })
+}
+
+/// Fields that count against [`MAX_FIELDS`] (not the registration flags).
+fn field_count(pkg: &Pkg) -> usize {
+    pkg.keys()
+        .filter(|k| !PROTECTED_FIELDS.contains(&k.as_str()))
+        .count()
+}
+
+/// A field name (trimmed, non-empty): at most [`MAX_KEY_CHARS`] characters and no control
+/// characters (C0, DEL, C1: a newline in a key would forge lines where fields are rendered
+/// as "key: value"). `what` names it in the error.
+fn check_key(key: &str, what: &str) -> Result<()> {
+    if key.chars().count() > MAX_KEY_CHARS {
+        return Err(Error::invalid(format!(
+            "{what} must be at most {MAX_KEY_CHARS} characters"
+        )));
+    }
+    if key.chars().any(char::is_control) {
+        return Err(Error::invalid(format!(
+            "{what} must not contain control characters"
+        )));
+    }
+    Ok(())
+}
+
+/// Checks a stored PKG as a whole (an import): at most [`MAX_FIELDS`] fields, each one the
+/// merge rules could have written: a trimmed key that passes the key rules and is not a
+/// registration flag, a multi-value field as a list within its item limit (or a string),
+/// a regular field as a string; every text at most [`MAX_TEXT_CHARS`] characters.
+pub fn validate_stored(pkg: &Pkg, what: &str) -> Result<()> {
+    if field_count(pkg) > MAX_FIELDS {
+        return Err(Error::invalid(format!(
+            "{what} has more than {MAX_FIELDS} fields"
+        )));
+    }
+    for (key, value) in pkg {
+        let at = format!("{what}[{key:?}]");
+        if key.trim() != key || key.is_empty() || PROTECTED_FIELDS.contains(&key.as_str()) {
+            return Err(Error::invalid(format!(
+                "{at}: the key must be trimmed, non-empty and not a registration flag"
+            )));
+        }
+        check_key(key, &at)?;
+        let too_long = |t: &String| t.chars().count() > MAX_TEXT_CHARS;
+        let fits = match (item_limit(key), value) {
+            (_, PkgValue::Text(t)) => !too_long(t),
+            (Some(limit), PkgValue::List(items)) => {
+                items.len() <= limit && !items.iter().any(too_long)
+            }
+            (None, PkgValue::List(_)) | (_, PkgValue::Flag(_)) => false,
+        };
+        if !fits {
+            return Err(Error::invalid(format!(
+                "{at} must be text of at most {MAX_TEXT_CHARS} characters (a multi-value field: \
+                 a list within its item limit)"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Applies a merge: new keys are appended, existing keys keep their place.
@@ -239,7 +326,7 @@ fn is_set(value: &PkgValue) -> bool {
 /// The first `max` Unicode scalar values of `text`.
 pub fn cut_chars(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
-        Some((byte, _)) => text[..byte].to_owned(),
+        Some((byte, _)) => text.get(..byte).unwrap_or(text).to_owned(),
         None => text.to_owned(),
     }
 }
@@ -419,6 +506,42 @@ mod tests {
         let err = merge_updates(&Pkg::new(), &[up(&"k".repeat(129), json!("v"))]).unwrap_err();
         assert!(matches!(err, Error::InvalidInput(m) if m.starts_with("updates[0].key")));
         assert!(merge_updates(&Pkg::new(), &[up(&"键".repeat(128), json!("v"))]).is_ok());
+    }
+
+    /// Issue 18, item 10: C0 controls (and DEL, C1) in keys were stored.
+    #[test]
+    fn control_characters_in_keys_are_refused() {
+        for key in ["Bad\nKey", "a\u{0}b", "tab\tkey", "del\u{7f}", "c1\u{85}x"] {
+            let err = merge_updates(&Pkg::new(), &[up(key, json!("v"))]).unwrap_err();
+            assert_eq!(
+                err,
+                Error::invalid("updates[0].key must not contain control characters"),
+                "{key:?}"
+            );
+        }
+        // Surrounding whitespace is trimmed as before, inner spaces and Unicode are fine.
+        assert!(merge_updates(&Pkg::new(), &[up(" 最喜欢的 颜色 ", json!("蓝"))]).is_ok());
+    }
+
+    #[test]
+    fn new_fields_beyond_the_cap_are_left_out_and_named() {
+        let mut full = Pkg::new();
+        for i in 0..MAX_FIELDS {
+            full.insert(format!("F{i}"), PkgValue::Text("x".into()));
+        }
+        full.insert("voice_registered".into(), PkgValue::Flag(true));
+        let merge = merge_updates(&full, &[up("F1", json!("y")), up("New", json!("z"))]).unwrap();
+        assert_eq!(merge.updated_fields, ["F1"]);
+        assert_eq!(merge.over_cap, ["New"]);
+        assert!(merge.refuse_over_cap().is_err());
+        assert!(
+            validate_stored(&full, "pkg").is_err(),
+            "a flag is not a stored field"
+        );
+        full.shift_remove("voice_registered");
+        assert!(validate_stored(&full, "pkg").is_ok());
+        full.insert("one more".into(), PkgValue::Text("x".into()));
+        assert!(validate_stored(&full, "pkg").is_err());
     }
 
     #[test]

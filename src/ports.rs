@@ -18,6 +18,12 @@ use serde::{Deserialize, Serialize};
 pub type PortResult<T> = Result<T, PortError>;
 
 /// One write of a [`WriteBatch`]. Every write is scoped to the batch's NPC.
+///
+/// Two kinds (see [`Write::moves_version`]): structural writes, which a writer computes from
+/// what it read and which move the NPC's `version` (the optimistic guard), and
+/// [`Write::Touch`], a commutative in-place increment that leaves the version alone, so
+/// reinforcement at turn rate never makes a structural writer retry. Log appends are not
+/// writes of a batch at all: [`Store::append_turns`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Write {
@@ -49,21 +55,27 @@ pub enum Write {
     SetPrior {
         prior: String,
     },
-    /// Append a log entry. Ignored if an entry with the same `(session_id, turn_index)`
-    /// exists (idempotent appends). The store assigns nothing: `seq` comes from the engine.
-    AppendTurn {
+    /// Store a log entry under its own `seq` (imports and restores; live appends go through
+    /// [`Store::append_turns`], which assigns the `seq`). Ignored if an entry with the same
+    /// `(session_id, turn_index)` exists.
+    PutTurn {
         turn: Turn,
     },
-    /// Insert or replace a memory.
+    /// Insert or replace a memory. In a batch with `expect_version`, replacing a memory also
+    /// expects its stored `access_count` to be the written one's: a [`Write::Touch`] that
+    /// landed after the writer read the memory makes the batch a [`PortError::Conflict`], so
+    /// the writer re-reads and no reinforcement is lost. Not after a [`Write::DeleteNpc`] in
+    /// the same batch (an import replaces the NPC whole: nothing it writes was read).
     PutMemory {
         memory: Memory,
     },
     DeleteMemory {
         id: String,
     },
-    /// Retrieval reinforcement (SPEC §2.2), applied in place so concurrent readers never lose
-    /// a count: `access_count += 1`, `last_accessed_at = at`,
-    /// `importance += (1 - importance) * 0.05`.
+    /// Retrieval reinforcement (SPEC §2.2), applied in place to the stored rows, so
+    /// concurrent touches commute and none is lost: `access_count += 1`,
+    /// `last_accessed_at = max(last_accessed_at, at)`, `importance += (1 - importance) * 0.05`.
+    /// Unknown ids are skipped. Does not move the NPC's version.
     Touch {
         ids: Vec<String>,
         at: Timestamp,
@@ -80,12 +92,32 @@ pub enum Write {
     },
 }
 
+impl Write {
+    /// Whether committing this write moves the NPC's `version`: every write a writer computes
+    /// from what it read does; a touch (commutative) does not, nor does deleting the NPC.
+    pub fn moves_version(&self) -> bool {
+        !matches!(self, Write::Touch { .. } | Write::DeleteNpc)
+    }
+}
+
+/// What [`Store::append_turns`] did.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Appended {
+    /// For each entry given, in order: the `seq` it was stored under, or `None` when an entry
+    /// with its `(session_id, turn_index)` was stored already (by this call or an earlier one).
+    pub seqs: Vec<Option<u64>>,
+    /// The highest `seq` of the NPC's log once the append landed.
+    pub last_seq: u64,
+}
+
 /// A group of writes to one NPC that all land or none do.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct WriteBatch {
     pub writes: Vec<Write>,
     /// If set, the commit fails with [`PortError::Conflict`] unless the NPC's stored
-    /// `version` equals this (optimistic concurrency: read, compute, commit, retry).
+    /// `version` equals this (optimistic concurrency: read, compute, commit, retry), and
+    /// unless every memory it replaces still has the `access_count` written (see
+    /// [`Write::PutMemory`]).
     pub expect_version: Option<u64>,
 }
 
@@ -210,8 +242,15 @@ pub trait Store {
     async fn diary(&self, npcid: &str) -> PortResult<(String, Vec<DiaryEntry>)>;
     /// Log entries with `seq > after_seq`, in `seq` order, at most `limit`.
     async fn turns(&self, npcid: &str, after_seq: u64, limit: usize) -> PortResult<Vec<Turn>>;
-    /// The `turn_index`es already stored for one session (for idempotent appends).
-    async fn session_indexes(&self, npcid: &str, session_id: &str) -> PortResult<Vec<u32>>;
+    /// Appends log entries to an existing NPC as one atomic write that needs no version:
+    /// each entry gets the next `seq` of the log (1, 2, … with no gaps; the `seq` given is
+    /// ignored), in order, unless an entry with the same `(session_id, turn_index)` is stored
+    /// already (entries without a session never collide). Concurrent appends never conflict
+    /// and never interleave within one call; a replay stores nothing twice. Does not move the
+    /// NPC's version: nothing a structural writer computes depends on entries past the ones
+    /// it read (a new entry's `seq` is above every stored one). Fails if the NPC does not
+    /// exist.
+    async fn append_turns(&self, npcid: &str, turns: Vec<Turn>) -> PortResult<Appended>;
     /// The highest `seq` in the NPC's log (0 if empty).
     async fn last_seq(&self, npcid: &str) -> PortResult<u64>;
     async fn memories(&self, npcid: &str, filter: &MemoryFilter) -> PortResult<Vec<Memory>>;
@@ -227,7 +266,9 @@ pub trait Store {
     /// Corpus statistics for BM25 over the NPC's lexical documents (memories and content
     /// chunks): document count, average length, and the document frequency of each term.
     async fn term_stats(&self, npcid: &str, terms: &[String]) -> PortResult<CorpusStats>;
-    /// Applies every write of the batch atomically, and increments the NPC's version.
+    /// Applies every write of the batch atomically, after checking its preconditions
+    /// ([`WriteBatch::expect_version`]). Increments the NPC's version if any write
+    /// [moves it](Write::moves_version): a batch of touches leaves it as it was.
     async fn commit(&self, npcid: &str, batch: WriteBatch) -> PortResult<()>;
 
     async fn token_by_hash(&self, token_hash: &str) -> PortResult<Option<TokenRecord>>;

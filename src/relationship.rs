@@ -2,6 +2,11 @@
 //!
 //! [`apply_ops`] is pure: it takes the NPC's entities and returns the new ones together with
 //! the store writes that get there, so the engine commits them in one batch.
+#![deny(
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    clippy::arithmetic_side_effects
+)]
 
 use crate::error::{Error, Result};
 use indexmap::IndexMap;
@@ -52,6 +57,10 @@ pub const MAX_NAME_CHARS: usize = 200;
 pub const MAX_LIST_ITEMS: usize = 50;
 /// Remarks are at most this many Unicode scalar values.
 pub const MAX_REMARK_CHARS: usize = 1024;
+/// Entities one NPC holds at most: every retrieval renders each as a candidate, so the
+/// count is bounded like every other input. An `add` beyond it is a 400 on the API and is
+/// skipped by the dream.
+pub const MAX_ENTITIES: usize = 1_000;
 
 /// `entity_NNN` for sequence number `n` (at least three digits).
 pub fn entity_id(n: u32) -> String {
@@ -186,6 +195,11 @@ fn apply_op(
                 entities.insert(id.clone(), entity);
                 return Ok((OpKind::Update, id));
             }
+            if entities.len() >= MAX_ENTITIES {
+                return Err(Error::invalid(format!(
+                    "ops[{index}]: an NPC holds at most {MAX_ENTITIES} entities"
+                )));
+            }
             let id = entity_id(*seq);
             let fresh = Entity {
                 name: name.to_owned(),
@@ -265,37 +279,77 @@ fn merged(entity: &Entity, id: &str, op: &EntityOp, rename: bool) -> Result<Enti
 
 /// Checks the op's own sizes before anything is applied.
 fn validate(index: usize, op: &EntityOp) -> Result<()> {
+    check_parts(
+        &format!("ops[{index}]"),
+        op.name.as_deref(),
+        [
+            ("alias", op.alias.as_deref()),
+            ("title", op.title.as_deref()),
+        ],
+        op.remark.as_deref(),
+    )
+}
+
+/// The size rules of an entity's parts, shared by ops and stored entities; `what` names
+/// the op or entity in the error.
+fn check_parts(
+    what: &str,
+    name: Option<&str>,
+    lists: [(&str, Option<&[String]>); 2],
+    remark: Option<&str>,
+) -> Result<()> {
     let too_long = |text: &str, max: usize| text.trim().chars().count() > max;
-    if op
-        .name
-        .as_deref()
-        .is_some_and(|n| too_long(n, MAX_NAME_CHARS))
-    {
+    if name.is_some_and(|n| too_long(n, MAX_NAME_CHARS)) {
         return Err(Error::invalid(format!(
-            "ops[{index}].name must be at most {MAX_NAME_CHARS} characters"
+            "{what}.name must be at most {MAX_NAME_CHARS} characters"
         )));
     }
-    for (field, list) in [("alias", &op.alias), ("title", &op.title)] {
+    for (field, list) in lists {
         let Some(list) = list else { continue };
         if list.len() > MAX_LIST_ITEMS {
             return Err(Error::invalid(format!(
-                "ops[{index}].{field} must have at most {MAX_LIST_ITEMS} items"
+                "{what}.{field} must have at most {MAX_LIST_ITEMS} items"
             )));
         }
         if list.iter().any(|item| too_long(item, MAX_NAME_CHARS)) {
             return Err(Error::invalid(format!(
-                "ops[{index}].{field} items must be at most {MAX_NAME_CHARS} characters"
+                "{what}.{field} items must be at most {MAX_NAME_CHARS} characters"
             )));
         }
     }
-    if op
-        .remark
-        .as_deref()
-        .is_some_and(|r| too_long(r, MAX_REMARK_CHARS))
-    {
+    if remark.is_some_and(|r| too_long(r, MAX_REMARK_CHARS)) {
         return Err(Error::invalid(format!(
-            "ops[{index}].remark must be at most {MAX_REMARK_CHARS} characters"
+            "{what}.remark must be at most {MAX_REMARK_CHARS} characters"
         )));
+    }
+    Ok(())
+}
+
+/// Checks stored entities as a whole (an import): at most [`MAX_ENTITIES`], each keyed
+/// `entity_NNN`, named, and within the sizes an op may give it.
+pub fn validate_stored<'a>(
+    entities: impl ExactSizeIterator<Item = (&'a String, &'a Entity)>,
+    what: &str,
+) -> Result<()> {
+    if entities.len() > MAX_ENTITIES {
+        return Err(Error::invalid(format!(
+            "{what} has more than {MAX_ENTITIES} entities"
+        )));
+    }
+    for (id, e) in entities {
+        let at = format!("{what}[{id:?}]");
+        if entity_number(id).map(entity_id).as_deref() != Some(id.as_str()) {
+            return Err(Error::invalid(format!("{at}: ids are entity_NNN")));
+        }
+        if e.name.trim().is_empty() {
+            return Err(Error::invalid(format!("{at}.name cannot be empty")));
+        }
+        check_parts(
+            &at,
+            Some(&e.name),
+            [("alias", Some(&e.alias)), ("title", Some(&e.title))],
+            Some(&e.remark),
+        )?;
     }
     Ok(())
 }

@@ -2,24 +2,50 @@
 //!
 //! The core never reads a clock itself (that is the [`crate::ports::Clock`] port); it only
 //! converts and compares instants, so every rule is testable at a fixed "now".
+#![deny(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 
-use chrono::{DateTime, NaiveDate, SecondsFormat, TimeZone, Utc};
+pub mod calendar;
+
+use chrono::{DateTime, NaiveDate, NaiveTime, SecondsFormat, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 pub const MS_PER_HOUR: i64 = 3_600_000;
 pub const MS_PER_DAY: i64 = 24 * MS_PER_HOUR;
 
 /// An instant, in milliseconds since the Unix epoch (UTC). Serialized as RFC 3339.
+///
+/// Instants lie in [`Timestamp::MIN`] ..= [`Timestamp::MAX`], the years RFC 3339 can write
+/// (0000–9999): input outside is refused when it is parsed, and arithmetic saturates at the
+/// bounds, so no instant ever fails to print or to convert into a date.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Timestamp(pub i64);
 
 impl Timestamp {
+    /// 0000-01-01T00:00:00.000Z.
+    pub const MIN: Timestamp = Timestamp(-62_167_219_200_000);
+    /// 9999-12-31T23:59:59.999Z.
+    pub const MAX: Timestamp = Timestamp(253_402_300_799_999);
+
+    /// `ms` moved into [`Timestamp::MIN`] ..= [`Timestamp::MAX`] (a clock far off, a sum
+    /// past the end).
     pub fn from_ms(ms: i64) -> Self {
-        Timestamp(ms)
+        Timestamp(ms.clamp(Self::MIN.0, Self::MAX.0))
+    }
+
+    /// `ms` if it is in range: what a caller's number may be.
+    pub fn checked_from_ms(ms: i64) -> Option<Self> {
+        (Self::MIN.0..=Self::MAX.0)
+            .contains(&ms)
+            .then_some(Timestamp(ms))
     }
 
     pub fn ms(self) -> i64 {
         self.0
+    }
+
+    /// This instant moved into range (see [`Timestamp::from_ms`]).
+    pub fn clamped(self) -> Self {
+        Self::from_ms(self.0)
     }
 
     /// RFC 3339 with millisecond precision and a `Z` suffix, e.g. `2026-04-08T10:00:00.000Z`.
@@ -27,25 +53,27 @@ impl Timestamp {
         self.datetime().to_rfc3339_opts(SecondsFormat::Millis, true)
     }
 
-    /// Parses RFC 3339 (any offset), or a bare `YYYY-MM-DD` (midnight UTC).
+    /// Parses RFC 3339 (any offset), or a bare `YYYY-MM-DD` (midnight UTC); `None` for
+    /// anything else, and for an instant outside the years 0000–9999 (an offset can push one
+    /// out).
     pub fn parse(text: &str) -> Option<Self> {
         let text = text.trim();
         if let Ok(dt) = DateTime::parse_from_rfc3339(text) {
-            return Some(Timestamp(dt.timestamp_millis()));
+            return Self::checked_from_ms(dt.timestamp_millis());
         }
         let date = NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()?;
-        Some(Self::from_date(date))
+        Self::checked_from_ms(midnight_ms(date))
     }
 
+    /// Midnight UTC of `date`, saturating at the range's ends.
     pub fn from_date(date: NaiveDate) -> Self {
-        let dt = date.and_hms_opt(0, 0, 0).expect("midnight exists");
-        Timestamp(Utc.from_utc_datetime(&dt).timestamp_millis())
+        Self::from_ms(midnight_ms(date))
     }
 
+    /// The instant as a chrono value (every in-range instant has one; an out-of-range one is
+    /// clamped first).
     pub fn datetime(self) -> DateTime<Utc> {
-        Utc.timestamp_millis_opt(self.0)
-            .single()
-            .unwrap_or_default()
+        DateTime::from_timestamp_millis(self.clamped().0).unwrap_or_default()
     }
 
     /// The UTC calendar date of this instant.
@@ -58,14 +86,25 @@ impl Timestamp {
         self.date().format("%Y-%m-%d").to_string()
     }
 
+    /// `days` later (earlier if negative), saturating at the range's ends.
     pub fn plus_days(self, days: i64) -> Self {
-        Timestamp(self.0.saturating_add(days.saturating_mul(MS_PER_DAY)))
+        self.plus_ms(days.saturating_mul(MS_PER_DAY))
+    }
+
+    /// `ms` later (earlier if negative), saturating at the range's ends.
+    pub fn plus_ms(self, ms: i64) -> Self {
+        Self::from_ms(self.0.saturating_add(ms))
     }
 
     /// Hours elapsed from `earlier` to `self` (never negative).
     pub fn hours_since(self, earlier: Timestamp) -> f64 {
-        ((self.0 - earlier.0).max(0)) as f64 / MS_PER_HOUR as f64
+        (self.0.saturating_sub(earlier.0).max(0)) as f64 / MS_PER_HOUR as f64
     }
+}
+
+/// Milliseconds of midnight UTC of any chrono date (all of them fit an `i64`).
+fn midnight_ms(date: NaiveDate) -> i64 {
+    date.and_time(NaiveTime::MIN).and_utc().timestamp_millis()
 }
 
 impl Serialize for Timestamp {
@@ -81,11 +120,29 @@ impl<'de> Deserialize<'de> for Timestamp {
         enum Raw {
             Text(String),
             Millis(i64),
+            Other(serde::de::IgnoredAny),
         }
+        let out_of_range = || {
+            serde::de::Error::custom(
+                "timestamp out of range (years 0000-9999, milliseconds -62167219200000 to \
+                 253402300799999)",
+            )
+        };
         match Raw::deserialize(d)? {
-            Raw::Text(t) => Timestamp::parse(&t)
-                .ok_or_else(|| serde::de::Error::custom(format!("invalid timestamp: {t:?}"))),
-            Raw::Millis(ms) => Ok(Timestamp(ms)),
+            Raw::Text(t) => Timestamp::parse(&t).ok_or_else(|| {
+                if DateTime::parse_from_rfc3339(t.trim()).is_ok() {
+                    out_of_range()
+                } else {
+                    serde::de::Error::custom(format!(
+                        "invalid timestamp: {:?}",
+                        crate::pkg::cut_chars(&t, 64)
+                    ))
+                }
+            }),
+            Raw::Millis(ms) => Timestamp::checked_from_ms(ms).ok_or_else(out_of_range),
+            Raw::Other(_) => Err(serde::de::Error::custom(
+                "a timestamp is RFC 3339 text or whole milliseconds since the epoch",
+            )),
         }
     }
 }
@@ -104,6 +161,40 @@ mod tests {
         let t = Timestamp::parse("2026-04-08T10:30:00+08:00").unwrap();
         assert_eq!(t.to_rfc3339(), "2026-04-08T02:30:00.000Z");
         assert_eq!(Timestamp::parse(&t.to_rfc3339()), Some(t));
+    }
+
+    #[test]
+    fn instants_outside_the_years_0000_to_9999_are_refused_or_clamped() {
+        // Refused where a caller's value is parsed: a number, or text an offset pushes out.
+        for bad in [
+            "253402300800000",
+            "-62167219200001",
+            "9223372036854775807",
+            "-9223372036854775808",
+            "\"9999-12-31T23:59:59-01:00\"",
+            "\"0000-01-01T00:00:00+01:00\"",
+        ] {
+            let err = serde_json::from_str::<Timestamp>(bad).unwrap_err();
+            assert!(err.to_string().contains("out of range"), "{bad}: {err}");
+        }
+        for bad in ["1e308", "-0.5", "\"+262143-01-01\"", "\"99999-01-01\""] {
+            assert!(serde_json::from_str::<Timestamp>(bad).is_err(), "{bad}");
+        }
+        let max: Timestamp = serde_json::from_str("253402300799999").unwrap();
+        assert_eq!(max.to_rfc3339(), "9999-12-31T23:59:59.999Z");
+        let min: Timestamp = serde_json::from_str("\"0000-01-01\"").unwrap();
+        assert_eq!(min, Timestamp::MIN);
+        // Clamped where the core computes one.
+        assert_eq!(Timestamp::MAX.plus_days(1), Timestamp::MAX);
+        assert_eq!(Timestamp::MIN.plus_days(i64::MIN), Timestamp::MIN);
+        assert_eq!(Timestamp(i64::MAX).to_rfc3339(), "9999-12-31T23:59:59.999Z");
+        assert_eq!(Timestamp(i64::MIN).date_string(), "0000-01-01");
+        let far = NaiveDate::MAX;
+        assert_eq!(Timestamp::from_date(far), Timestamp::MAX);
+        assert_eq!(
+            Timestamp(i64::MAX).hours_since(Timestamp(i64::MIN)),
+            i64::MAX as f64 / 3.6e6
+        );
     }
 
     #[test]

@@ -115,16 +115,15 @@ fn pinned_memories_always_have_a_place_and_survive_decay() {
         .map(|i| json!({"summary": format!("用户第{i}次提到喜欢的电影 movie{i}"), "type": "preference", "importance": 0.9}))
         .collect();
     add(&w, "u1", json!(many));
-    // Two years on, the faint memory is archive tier: out of retrieval and of the brief.
+    // Two years on, the faint memory is archive tier (retrieval keeps it only when it
+    // matches about as well as the best item) and out of the brief.
     w.clock.set(t("2028-04-08T10:00:00Z"));
-    let search = |w: &World| {
-        run(w.hippo.search("u1", json(json!({"query": "旺财"}))))
-            .unwrap()
-            .memories
-            .iter()
-            .any(|m| m.id == faint_id)
+    let tier = |w: &World| {
+        let list = run(w.hippo.list_memories("u1", Default::default())).unwrap();
+        let m = list.memories.iter().find(|m| m.memory.id == faint_id);
+        m.map(|m| m.tier.clone()).unwrap()
     };
-    assert!(!search(&w));
+    assert_eq!(tier(&w), "archive");
     let small = json!({"max_tokens": 120});
     assert!(!ids(&brief(&w, "u1", small.clone())).contains(&faint_id.as_str()));
     // Pinned: retrieved again, and in a small brief ahead of 40 stronger memories.
@@ -134,7 +133,6 @@ fn pinned_memories_always_have_a_place_and_survive_decay() {
     .unwrap();
     assert!(pinned.memory.memory.pinned);
     assert_eq!(pinned.memory.tier, "active");
-    assert!(search(&w));
     let b = brief(&w, "u1", small);
     assert!(b.text.contains("旺财"), "{}", b.text);
     assert!(b
@@ -148,7 +146,7 @@ fn pinned_memories_always_have_a_place_and_survive_decay() {
         .update_memory("u1", &faint_id, json(json!({"pinned": false}))))
     .unwrap();
     w.clock.set(t("2030-04-08T10:00:00Z"));
-    assert!(!search(&w));
+    assert_eq!(tier(&w), "archive");
 }
 
 #[test]
@@ -210,6 +208,56 @@ fn saying_remember_this_pins_what_the_dream_extracts_from_that_turn() {
     assert!(stored("芒果") && !stored("爬山"));
     let b = brief(&w, "d1", json!({"max_tokens": 200}));
     assert!(b.text.contains("芒果"), "{}", b.text);
+}
+
+#[test]
+fn the_diary_part_is_the_last_days_of_the_per_day_diary() {
+    let w = world();
+    npc(&w, "d2", json!({}));
+    let days = ["2026-04-02", "2026-04-03", "2026-04-05", "2026-04-07"];
+    let turns: Vec<serde_json::Value> = days
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            json!({"role": "user", "ts": format!("{d}T20:00:00Z"),
+                             "content": format!("今天我去了第{i}家咖啡馆，喝了拿铁。")})
+        })
+        .collect();
+    run(w
+        .hippo
+        .append_conversation("d2", json(json!({"session_id": "s", "turns": turns}))))
+    .unwrap();
+    run(w.hippo.dream("d2", false)).unwrap();
+    let diary_ids = |b: &BriefResponse| -> Vec<String> {
+        b.items
+            .iter()
+            .filter(|i| i.section == hippo::brief::Section::Diary)
+            .map(|i| i.id.clone())
+            .collect()
+    };
+    // The newest three days, newest first, by the ids of their diary records.
+    let b = brief(&w, "d2", json!({"max_tokens": 2000}));
+    assert_eq!(
+        diary_ids(&b),
+        ["diary_2026-04-07", "diary_2026-04-05", "diary_2026-04-03"],
+        "{}",
+        b.text
+    );
+    assert!(
+        b.text.contains("【最近的日记】\n- 2026-04-07: "),
+        "{}",
+        b.text
+    );
+    // A day the admin marks sensitive leaves the brief (the diary window's copy of it too).
+    run(w
+        .hippo
+        .update_memory("d2", "diary_2026-04-07", json(json!({"sensitive": true}))))
+    .unwrap();
+    let b = brief(&w, "d2", json!({"max_tokens": 2000}));
+    assert_eq!(
+        diary_ids(&b),
+        ["diary_2026-04-05", "diary_2026-04-03", "diary_2026-04-02"]
+    );
 }
 
 #[test]

@@ -1,10 +1,14 @@
-//! Precision and recall of the built-in extractor on the labelled set
-//! (`tests/data/extraction_set.json`). Run with `--nocapture` to see the figures and misses;
-//! docs/BENCHMARKS.md records them.
+//! Precision and recall of the built-in extractor on the labelled sets, per category and per
+//! language (labelling guide and matching rules: `tests/data/extraction/README.md`).
+//!
+//! `cargo test -p hippo --test dream_extraction -- --nocapture` prints the figures and the
+//! misses of the tuning sets; docs/BENCHMARKS.md records them. The misses of the held-out
+//! set stay hidden (reading them would steer the rules) unless `HIPPO_SHOW_HELDOUT=1`.
 
 use chrono::NaiveDate;
 use hippo::conversation::{EntryKind, Role, Turn};
 use hippo::dream::extract;
+use hippo::dream::text::{lang_of, Lang};
 use hippo::time::Timestamp;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -20,7 +24,7 @@ struct Item {
     text: String,
     #[serde(default)]
     role: Option<String>,
-    /// `heldout`: labelled after the rules were written, never used to tune them.
+    /// In `extraction_set.json`: `heldout` items were labelled after its rules were written.
     #[serde(default)]
     split: Option<String>,
     #[serde(default)]
@@ -42,6 +46,10 @@ struct ExpectedMemory {
     #[serde(rename = "type")]
     memory_type: String,
     contains: Vec<String>,
+    #[serde(default)]
+    absent: Vec<String>,
+    #[serde(default)]
+    date: Option<String>,
 }
 
 /// True positives, predictions and expectations of one category.
@@ -74,11 +82,15 @@ impl Tally {
     }
 }
 
-fn contains_all(haystack: &str, terms: impl IntoIterator<Item = impl AsRef<str>>) -> bool {
+/// `term` is `a|b|…`: any alternative found in `haystack`, ignoring case.
+fn has(haystack: &str, term: &str) -> bool {
     let h = haystack.to_lowercase();
-    terms
-        .into_iter()
-        .all(|t| h.contains(&t.as_ref().to_lowercase()))
+    term.split('|').any(|t| h.contains(&t.to_lowercase()))
+}
+
+/// `options` is `a|b|…`: `value` equals one of them, ignoring case.
+fn is_one_of(value: &str, options: &str) -> bool {
+    options.split('|').any(|o| o.eq_ignore_ascii_case(value))
 }
 
 /// Greedy one-to-one matching of predictions to expectations.
@@ -102,34 +114,46 @@ fn matched<P, E>(
     (hit, misses)
 }
 
+const CATEGORIES: [&str; 3] = ["pkg", "entities", "memories"];
+
+/// Tallies by language (`zh`, `en`) and category.
+#[derive(Default)]
 struct Scores {
-    pkg: Tally,
-    entities: Tally,
-    memories: Tally,
+    by: BTreeMap<(&'static str, &'static str), Tally>,
 }
 
 impl Scores {
-    fn overall(&self) -> Tally {
+    fn get(&self, lang: &str, category: &str) -> Tally {
         let mut t = Tally::default();
-        for c in [self.pkg, self.entities, self.memories] {
-            t.add(c);
+        for ((l, c), v) in &self.by {
+            if (lang == "all" || *l == lang) && (category == "all" || *c == category) {
+                t.add(*v);
+            }
         }
         t
     }
 }
 
-/// Scores the items of one split (`None` = every item).
-fn score_set(split: Option<&str>) -> Scores {
-    let set: Set = serde_json::from_str(include_str!("data/extraction_set.json"))
-        .expect("labelled set parses");
+fn load(path: &str) -> Set {
+    let text = std::fs::read_to_string(format!("{}/tests/data/{path}", env!("CARGO_MANIFEST_DIR")))
+        .unwrap_or_else(|e| panic!("{path}: {e}"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Scores the items of a set (of one `split` when given); prints misses when `show`.
+fn score(path: &str, split: Option<&str>, show: bool) -> Scores {
+    let set = load(path);
     let today = NaiveDate::parse_from_str(&set.today, "%Y-%m-%d").unwrap();
-    let ts = Timestamp::from_date(today).plus_days(0);
-    let (mut pkg, mut entities, mut memories) =
-        (Tally::default(), Tally::default(), Tally::default());
+    let said_at = Timestamp(Timestamp::from_date(today).ms() + 10 * 3_600_000);
+    let mut scores = Scores::default();
     for (n, item) in set.items.iter().enumerate() {
         if split.is_some() && item.split.as_deref() != split {
             continue;
         }
+        let lang = match lang_of(&item.text) {
+            Lang::Zh => "zh",
+            Lang::En => "en",
+        };
         let turn = Turn {
             id: format!("t{n}"),
             seq: n as u64 + 1,
@@ -142,10 +166,11 @@ fn score_set(split: Option<&str>) -> Scores {
                 Role::User
             }),
             content: item.text.clone(),
-            ts: Timestamp(ts.ms() + 10 * 3_600_000),
+            ts: said_at,
             emotion: None,
         };
         let got = extract(&[turn], today);
+        let mut misses: Vec<String> = Vec::new();
 
         let predicted_pkg: Vec<(String, String)> = got
             .pkg_updates
@@ -164,164 +189,176 @@ fn score_set(split: Option<&str>) -> Scores {
             .iter()
             .flat_map(|(k, vs)| vs.iter().map(move |v| (k.clone(), v.clone())))
             .collect();
-        let (hit, misses) = matched(&predicted_pkg, &expected_pkg, |p, e| {
-            p.0 == e.0 && contains_all(&p.1, e.1.split(' '))
+        let (hit, missed) = matched(&predicted_pkg, &expected_pkg, |p, e| {
+            p.0 == e.0 && e.1.split(' ').all(|t| has(&p.1, t))
         });
-        let t = Tally {
+        misses.extend(missed.iter().map(|&k| format!("pkg {:?}", expected_pkg[k])));
+        let pkg = Tally {
             hit,
             predicted: predicted_pkg.len(),
             expected: expected_pkg.len(),
         };
-        report(
-            &item.text,
-            "pkg",
-            t,
-            misses.iter().map(|&k| format!("{:?}", expected_pkg[k])),
-            &predicted_pkg,
-        );
-        pkg.add(t);
 
-        let (hit, misses) = matched(&got.entity_ops, &item.entities, |p, e| {
-            p.name
-                .as_deref()
-                .is_some_and(|n| n.eq_ignore_ascii_case(&e.name))
+        let (hit, missed) = matched(&got.entity_ops, &item.entities, |p, e| {
+            p.name.as_deref().is_some_and(|n| is_one_of(n, &e.name))
                 && p.title
                     .as_ref()
-                    .is_some_and(|ts| ts.iter().any(|t| t.eq_ignore_ascii_case(&e.title)))
+                    .is_some_and(|ts| ts.iter().any(|t| is_one_of(t, &e.title)))
         });
-        let t = Tally {
+        misses.extend(missed.iter().map(|&k| {
+            let e = &item.entities[k];
+            format!("entity {} ({})", e.name, e.title)
+        }));
+        let entities = Tally {
             hit,
             predicted: got.entity_ops.len(),
             expected: item.entities.len(),
         };
-        report(
-            &item.text,
-            "entity",
-            t,
-            misses.iter().map(|&k| item.entities[k].name.clone()),
-            &got.entity_ops,
-        );
-        entities.add(t);
 
-        let (hit, misses) = matched(&got.memories, &item.memories, |p, e| {
-            p.memory_type.as_str() == e.memory_type && contains_all(&p.summary, &e.contains)
+        let (hit, missed) = matched(&got.memories, &item.memories, |p, e| {
+            is_one_of(p.memory_type.as_str(), &e.memory_type)
+                && e.contains.iter().all(|t| has(&p.summary, t))
+                && !e.absent.iter().any(|t| has(&p.summary, t))
+                && e.date.as_deref().is_none_or(|d| {
+                    p.event_time
+                        .is_some_and(|t| t.date().format("%Y-%m-%d").to_string() == d)
+                })
         });
-        let t = Tally {
+        misses.extend(missed.iter().map(|&k| {
+            let e = &item.memories[k];
+            format!(
+                "memory {} {:?} date {:?}",
+                e.memory_type, e.contains, e.date
+            )
+        }));
+        let memories = Tally {
             hit,
             predicted: got.memories.len(),
             expected: item.memories.len(),
         };
-        let summaries: Vec<String> = got
-            .memories
-            .iter()
-            .map(|m| format!("{}: {}", m.memory_type.as_str(), m.summary))
-            .collect();
-        report(
-            &item.text,
-            "memory",
-            t,
-            misses.iter().map(|&k| {
-                format!(
-                    "{}{:?}",
-                    item.memories[k].memory_type, item.memories[k].contains
-                )
-            }),
-            &summaries,
-        );
-        memories.add(t);
-    }
-    Scores {
-        pkg,
-        entities,
-        memories,
-    }
-}
 
-fn report<T: std::fmt::Debug>(
-    text: &str,
-    what: &str,
-    t: Tally,
-    misses: impl Iterator<Item = String>,
-    got: &[T],
-) {
-    let misses: Vec<String> = misses.collect();
-    if !misses.is_empty() || t.hit < t.predicted {
-        println!("[{what}] {text}\n    missed: {misses:?}\n    got: {got:?}");
+        let wrong = pkg.hit < pkg.predicted
+            || entities.hit < entities.predicted
+            || memories.hit < memories.predicted;
+        if show && (wrong || !misses.is_empty()) {
+            println!("--- {}", item.text);
+            for m in &misses {
+                println!("    missed {m}");
+            }
+            println!("    got pkg {predicted_pkg:?}");
+            for op in &got.entity_ops {
+                println!(
+                    "    got entity {} {:?}",
+                    op.name.as_deref().unwrap_or(""),
+                    op.title.as_deref().unwrap_or(&[])
+                );
+            }
+            for m in &got.memories {
+                println!(
+                    "    got memory {}: {} {:?}",
+                    m.memory_type.as_str(),
+                    m.summary,
+                    m.event_time.map(|t| t.date())
+                );
+            }
+        }
+        for (category, t) in CATEGORIES.into_iter().zip([pkg, entities, memories]) {
+            scores.by.entry((lang, category)).or_default().add(t);
+        }
     }
+    scores
 }
-
-/// Floors: the measured figures (docs/BENCHMARKS.md) minus a small margin.
-/// `(category, precision floor, recall floor)`.
-const FLOORS_ALL: [(&str, f64, f64); 4] = [
-    ("pkg", 0.95, 0.95),
-    ("entities", 0.93, 0.93),
-    ("memories", 0.95, 0.95),
-    ("overall", 0.95, 0.95),
-];
-const FLOORS_HELDOUT: (f64, f64) = (0.93, 0.93);
 
 fn print_table(title: &str, s: &Scores) {
-    println!("{title}\n| category | expected | predicted | correct | precision | recall |\n|---|---|---|---|---|---|");
-    for (name, t) in [
-        ("pkg", s.pkg),
-        ("entities", s.entities),
-        ("memories", s.memories),
-        ("overall", s.overall()),
-    ] {
-        println!(
-            "| {name} | {} | {} | {} | {:.3} | {:.3} |",
-            t.expected,
-            t.predicted,
-            t.hit,
+    println!("\n{title}\n| lang | category | expected | predicted | correct | precision | recall |\n|---|---|---|---|---|---|---|");
+    for lang in ["zh", "en", "all"] {
+        for category in CATEGORIES.into_iter().chain(["all"]) {
+            let t = s.get(lang, category);
+            println!(
+                "| {lang} | {category} | {} | {} | {} | {:.3} | {:.3} |",
+                t.expected,
+                t.predicted,
+                t.hit,
+                t.precision(),
+                t.recall()
+            );
+        }
+    }
+}
+
+/// `(lang, category, precision floor, recall floor)`.
+type Floors = [(&'static str, &'static str, f64, f64)];
+
+fn assert_floors(name: &str, s: &Scores, floors: &Floors) {
+    for &(lang, category, p, r) in floors {
+        let t = s.get(lang, category);
+        assert!(
+            t.precision() >= p && t.recall() >= r,
+            "{name} {lang} {category}: precision {:.3} (floor {p}), recall {:.3} (floor {r})",
             t.precision(),
             t.recall()
         );
     }
 }
 
-#[test]
-fn built_in_extractor_precision_and_recall_stay_above_floors() {
-    let all = score_set(None);
-    print_table("all items", &all);
-    let rows = [
-        ("pkg", all.pkg),
-        ("entities", all.entities),
-        ("memories", all.memories),
-        ("overall", all.overall()),
-    ];
-    for ((name, t), (floor_name, p, r)) in rows.iter().zip(FLOORS_ALL) {
-        assert_eq!(*name, floor_name);
-        assert!(
-            t.precision() >= p,
-            "{name} precision {:.3} fell below {p}",
-            t.precision()
-        );
-        assert!(
-            t.recall() >= r,
-            "{name} recall {:.3} fell below {r}",
-            t.recall()
-        );
-    }
-}
+/// The first rules' set: floors are the measured figures minus a small margin.
+const FLOORS_RULES: &Floors = &[
+    ("all", "pkg", 0.95, 0.95),
+    ("all", "entities", 0.93, 0.93),
+    ("all", "memories", 0.95, 0.95),
+    ("all", "all", 0.95, 0.95),
+];
+const FLOORS_RULES_HELDOUT: &Floors = &[("all", "all", 0.93, 0.93)];
 
 #[test]
-fn built_in_extractor_holds_up_on_utterances_it_was_not_tuned_on() {
-    let heldout = score_set(Some("heldout"));
-    print_table("held-out items", &heldout);
-    let t = heldout.overall();
-    assert!(
-        t.expected >= 50,
-        "the held-out split has {} expectations",
-        t.expected
+fn built_in_extractor_holds_on_the_set_its_first_rules_were_written_for() {
+    let all = score("extraction_set.json", None, true);
+    print_table("extraction_set.json (all items)", &all);
+    assert_floors("extraction_set.json", &all, FLOORS_RULES);
+    let heldout = score("extraction_set.json", Some("heldout"), false);
+    print_table("extraction_set.json (its held-out items)", &heldout);
+    assert!(heldout.get("all", "all").expected >= 50);
+    assert_floors(
+        "extraction_set.json heldout",
+        &heldout,
+        FLOORS_RULES_HELDOUT,
     );
-    assert!(
-        t.precision() >= FLOORS_HELDOUT.0,
-        "held-out precision {:.3}",
-        t.precision()
-    );
-    assert!(
-        t.recall() >= FLOORS_HELDOUT.1,
-        "held-out recall {:.3}",
-        t.recall()
-    );
+}
+
+/// Floors at the figures measured on the held-out set (docs/BENCHMARKS.md), rounded down:
+/// a guard against regressions, not a target (the target, ≥ 0.85 / ≥ 0.75, is not met).
+const FLOORS_HELDOUT: &Floors = &[
+    ("zh", "pkg", 0.87, 0.73),
+    ("zh", "entities", 0.76, 0.50),
+    ("zh", "memories", 0.89, 0.60),
+    ("en", "pkg", 0.83, 0.78),
+    ("en", "entities", 0.90, 0.86),
+    ("en", "memories", 0.91, 0.67),
+];
+
+#[test]
+fn built_in_extractor_on_the_held_out_set() {
+    let show = std::env::var("HIPPO_SHOW_HELDOUT").is_ok_and(|v| v == "1");
+    let s = score("extraction/heldout.json", None, show);
+    print_table("extraction/heldout.json", &s);
+    assert!(s.get("zh", "all").expected >= 100 && s.get("en", "all").expected >= 100);
+    assert_floors("heldout", &s, FLOORS_HELDOUT);
+}
+
+/// Floors at the figures measured on the dev set (docs/BENCHMARKS.md), rounded down.
+const FLOORS_DEV: &Floors = &[
+    ("zh", "pkg", 0.97, 0.90),
+    ("zh", "entities", 1.0, 0.81),
+    ("zh", "memories", 0.94, 0.76),
+    ("en", "pkg", 0.96, 0.85),
+    ("en", "entities", 1.0, 0.88),
+    ("en", "memories", 0.95, 0.74),
+];
+
+#[test]
+fn built_in_extractor_on_the_dev_set() {
+    let s = score("extraction/dev.json", None, true);
+    print_table("extraction/dev.json", &s);
+    assert!(s.get("zh", "all").expected >= 100 && s.get("en", "all").expected >= 100);
+    assert_floors("dev", &s, FLOORS_DEV);
 }

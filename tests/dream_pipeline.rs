@@ -139,10 +139,99 @@ fn a_built_in_dream_consolidates_the_day() {
         "sadness"
     );
     assert_eq!(watermark(&w), CHAT.len() as u64);
-    // Vectors for memories, content and emotion records.
-    assert_eq!(w.vectors.count(NPC), mems.len() + CHAT.len() + 1);
+    // Vectors for memories, content and emotion records, and the diary day.
+    assert_eq!(w.vectors.count(NPC), mems.len() + CHAT.len() + 1 + 1);
+    // The chunks are dated by their turns and link back to them.
+    let log = run(w.hippo.get_conversation(NPC, 0, 1000)).unwrap();
+    for chunk in memories(&w, "content") {
+        let turn = log
+            .turns
+            .iter()
+            .find(|t| chunk.memory.source_turns == [t.id.clone()])
+            .expect("a chunk links to its turn");
+        assert_eq!(chunk.memory.updated_at, turn.ts);
+        assert_eq!(chunk.memory.expires_at, None, "kept as long as the NPC");
+    }
+    assert!(allergy.memory.source_turns.iter().any(|id| log
+        .turns
+        .iter()
+        .any(|t| &t.id == id && t.content.contains("花生"))));
     // Consumed: the next dream has nothing new.
     assert!(dream(&w).skipped);
+}
+
+/// The session of issue 13, as a new user would say it.
+const SESSION: &[(&str, &str)] = &[
+    ("user", "以后叫我阿澈吧，我不喜欢别人叫我全名。"),
+    ("assistant", "好的，阿澈～"),
+    ("user", "我最近喜欢上了游泳，每周去三次。"),
+    (
+        "user",
+        "我的同学小红下周要来杭州找我玩，我们好久没见了，好开心！",
+    ),
+    ("user", "记住，我对花生过敏。"),
+];
+
+#[test]
+fn a_short_chinese_session_yields_what_a_companion_needs() {
+    let w = world(None);
+    say(&w, "s1", SESSION);
+    let report = dream(&w);
+    assert_eq!(report.error, None);
+    let p = pkg(&w);
+    assert_eq!(p["Nickname"], j!(["阿澈"]));
+    assert!(
+        p["Hobbies"].as_array().unwrap().contains(&j!("游泳")),
+        "{p}"
+    );
+    assert_eq!(p["Important Friends"], j!(["小红"]));
+    let plans = p["Important Appointments"].as_array().unwrap();
+    assert!(
+        plans.iter().any(|a| {
+            let a = a.as_str().unwrap();
+            a.starts_with("2026-04-13~2026-04-19") && a.contains("小红") && a.contains("杭州")
+        }),
+        "{plans:?}"
+    );
+    let rel = run(w.hippo.get_relationships(NPC)).unwrap();
+    assert_eq!(rel.relationship.len(), 1);
+    let friend = &rel.relationship["entity_001"];
+    assert_eq!(friend.name, "小红");
+    assert_eq!(friend.title, vec!["同学".to_string()]);
+
+    let mems = memories(&w, "memory");
+    let of_type = |t: &str| -> Vec<&hippo::memory::Memory> {
+        mems.iter()
+            .map(|m| &m.memory)
+            .filter(|m| m.memory_type.as_str() == t)
+            .collect()
+    };
+    assert!(of_type("constraint")
+        .iter()
+        .any(|m| m.summary.contains("花生") && m.summary.contains("过敏")));
+    assert!(of_type("preference")
+        .iter()
+        .any(|m| m.summary.contains("游泳")));
+    assert!(of_type("profile")
+        .iter()
+        .any(|m| m.summary.contains("阿澈")));
+    let plan = of_type("project")
+        .into_iter()
+        .find(|m| m.summary.contains("小红"))
+        .expect("a dated plan");
+    assert_eq!(
+        plan.event_time.map(|t| t.date().to_string()).as_deref(),
+        Some("2026-04-13")
+    );
+    assert!(plan.summary.contains("2026-04-13"), "{}", plan.summary);
+    assert!(of_type("relationship")
+        .iter()
+        .any(|m| m.summary == "小红是用户的同学"));
+    for m in &mems {
+        // The user's "我" is 用户 in every summary.
+        assert!(!m.memory.summary.contains("叫我"), "{}", m.memory.summary);
+        assert!(!m.memory.summary.contains("找我"), "{}", m.memory.summary);
+    }
 }
 
 #[test]
@@ -194,9 +283,9 @@ fn a_dry_run_computes_everything_and_writes_nothing() {
     let w = world(None);
     say(&w, "s1", CHAT);
     // Not even the embedder record is written on a fresh database.
-    let (store_before, vectors_before) = (w.store.snapshot(), w.vectors.snapshot());
+    let (store_before, vectors_before) = (w.store.snapshot().unwrap(), w.vectors.snapshot());
     let report = run(w.hippo.dream(NPC, true)).unwrap();
-    assert_eq!(w.store.snapshot(), store_before);
+    assert_eq!(w.store.snapshot().unwrap(), store_before);
     assert_eq!(w.vectors.snapshot(), vectors_before);
     assert!(report.diary.as_ref().unwrap().dry_run && report.cleanup.as_ref().unwrap().dry_run);
     let x = report.extractions.as_ref().unwrap();
@@ -213,6 +302,12 @@ fn a_dry_run_computes_everything_and_writes_nothing() {
 #[test]
 fn cleanup_deletes_expired_content_and_emotion_records_with_their_vectors() {
     let w = world(None);
+    // Content expiry is opt-in per NPC (the default keeps the conversation).
+    run(w.hippo.upsert_npc(
+        NPC,
+        json(j!({"settings": {"diary_window": 2, "content_ttl_days": 30}})),
+    ))
+    .unwrap();
     say(&w, "s1", CHAT);
     dream(&w);
     let vectors_before = w.vectors.count(NPC);
@@ -223,8 +318,8 @@ fn cleanup_deletes_expired_content_and_emotion_records_with_their_vectors() {
     assert_eq!(cleanup.emotion_v2_deleted, 1);
     assert_eq!(memories(&w, "content").len(), 1);
     assert!(memories(&w, "emotion").is_empty());
-    // Gone: the old records' vectors; added: the new turn's chunk and its memory.
-    assert_eq!(w.vectors.count(NPC), vectors_before - CHAT.len() - 1 + 2);
+    // Gone: the old records' vectors; added: the new turn's chunk, its memory and its day.
+    assert_eq!(w.vectors.count(NPC), vectors_before - CHAT.len() - 1 + 3);
 }
 
 #[test]
@@ -550,7 +645,7 @@ fn a_confided_secret_never_comes_back_built_in_chinese() {
             "抑郁症",
         ],
         &["621345", "19900307", "建国路", "1502", "抑郁症"],
-        &[("爬山", "今天我们去爬山了"), ("爬山", "下周还想去爬山")],
+        &[("爬山", "我们去爬山"), ("爬山", "下周还想去爬山")],
     );
 }
 
@@ -682,4 +777,67 @@ fn the_built_in_diary_and_quotes_are_not_verified_facts() {
     assert!(stored
         .iter()
         .all(|m| m.memory.source == "conversation_quote" && m.memory.confidence == 0.5));
+}
+
+/// What memory_retrieval returns for `query`, now.
+fn recall(w: &World, query: &str) -> Vec<RetrievedMemory> {
+    let req: RetrievalRequest = json(j!({"query": query, "max_results": 10}));
+    run(w.hippo.retrieve(NPC, req)).unwrap().memories
+}
+
+#[test]
+fn what_was_said_months_ago_is_still_found_dated_by_its_day() {
+    // Before the lifecycle redesign the turn's chunk expired after 30 days and the memory
+    // drawn from it fell into the hidden archive tier after a few weeks: nothing came back.
+    let w = world(None);
+    w.clock.set(t("2026-03-02T10:00:00Z"));
+    say(
+        &w,
+        "s1",
+        &[
+            ("user", "今天好累。我妹妹叫林可，在杭州读大学。"),
+            ("assistant", "杭州很美！她学什么专业？"),
+        ],
+    );
+    w.clock.set(t("2026-03-03T03:00:00Z"));
+    dream(&w);
+    // Half a year of other conversation, dreamed nightly.
+    for day in 1..=180 {
+        let at = t("2026-03-03T20:00:00Z").plus_days(day);
+        w.clock.set(at);
+        say(
+            &w,
+            &format!("d{day}"),
+            &[("user", "Work was busy again, I had noodles for dinner.")],
+        );
+        w.clock.set(at.plus_days(1));
+        dream(&w);
+    }
+    let got = recall(&w, "我妹妹在哪里读大学？");
+    let hit = got
+        .iter()
+        .find(|m| m.summary.contains("杭州"))
+        .unwrap_or_else(|| panic!("the sister's university in {got:?}"));
+    if hit.source == "conversation_quote" {
+        assert_eq!(hit.summary, "3月2日，用户说：我妹妹叫林可，在杭州读大学。");
+        assert!(hit.updated_at.starts_with("2026-03-02"), "{hit:?}");
+    }
+    // The diary day of March 2 is still a record, long after it left the 2-day window.
+    let days = memories(&w, "diary");
+    assert_eq!(
+        days.len(),
+        181,
+        "one record per day the conversation happened"
+    );
+    assert!(days.iter().any(|m| m.memory.id == "diary_2026-03-02"));
+    let window = run(w.hippo.get_diary(NPC)).unwrap();
+    assert!(window
+        .dailies
+        .iter()
+        .all(|d| d.date.as_str() > "2026-03-02"));
+    // And the answer is not filled with the noodles of 180 other days.
+    assert!(
+        got.iter().all(|m| !m.summary.contains("noodles")),
+        "{got:?}"
+    );
 }

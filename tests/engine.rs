@@ -173,6 +173,13 @@ fn conversation_appends_are_idempotent_per_session_and_index() {
     let log = run(w.hippo.get_conversation("c", 0, 100)).unwrap();
     assert_eq!(log.turns.len(), 4);
     assert_eq!(log.turns[3].content, "明天见");
+    // Appends need no read first; an unknown NPC is still a 404, and nothing is stored.
+    let missing = run(w.hippo.append_conversation(
+        "nobody",
+        json(json!({"turns": [{"role": "user", "content": "hi"}]})),
+    ))
+    .unwrap_err();
+    assert!(matches!(missing, Error::NotFound(_)), "{missing:?}");
     let bad = run(w.hippo.append_conversation(
         "c",
         json(json!({"turns": [{"role": "system", "content": "x"}]})),
@@ -238,6 +245,42 @@ fn duplicates_reinforce_and_new_values_supersede() {
 }
 
 #[test]
+fn read_only_retrieval_writes_nothing_and_the_normal_one_reinforces() {
+    let w = world();
+    npc(&w, "ro", json!({}));
+    add(
+        &w,
+        "ro",
+        json!([{"summary": "The user likes jasmine tea", "type": "preference"}]),
+    );
+    let counts = |w: &World| -> Vec<u32> {
+        run(w.hippo.list_memories("ro", Default::default()))
+            .unwrap()
+            .memories
+            .iter()
+            .map(|m| m.memory.access_count)
+            .collect()
+    };
+    let generation = w.store.generation();
+    for _ in 0..3 {
+        let found = run(w
+            .hippo
+            .retrieve_read_only("ro", json(json!({"query": "jasmine tea"}))))
+        .unwrap();
+        assert_eq!(found.memories.len(), 1);
+    }
+    assert_eq!(
+        w.store.generation(),
+        generation,
+        "a read-only retrieval wrote"
+    );
+    assert_eq!(counts(&w), [0]);
+    retrieve(&w, "ro", json!({"query": "jasmine tea"}));
+    assert_eq!(counts(&w), [1]);
+    assert!(w.store.generation() > generation);
+}
+
+#[test]
 fn retrieval_answers_the_demo_questions_in_chinese() {
     let w = world();
     npc(&w, "01", json!({"Nickname": "阿澈"}));
@@ -291,13 +334,14 @@ fn retrieval_contract_limits_and_empty_answers() {
     ))
     .unwrap();
     assert_eq!(serde_json::to_string(&none).unwrap(), r#"{"memories":[]}"#);
-    // Thirty distinct memories that all mention stamps (distinct, so none is a duplicate).
+    // Thirty distinct memories about stamp collections (distinct, so none is a duplicate; all
+    // match the query's content, so the relevance floor keeps them).
     let words: Vec<String> = (0..120)
         .map(|i| format!("w{}x{}", i * 7919 % 1000, i))
         .collect();
     let many: Vec<serde_json::Value> = words
         .chunks(4)
-        .map(|w| json!({"summary": format!("stamp {}", w.join(" ")), "type": "preference"}))
+        .map(|w| json!({"summary": format!("stamp collection {}", w.join(" ")), "type": "preference"}))
         .collect();
     add(&w, "x", json!(many));
     let n = |max: serde_json::Value| {
@@ -414,7 +458,7 @@ fn tokens_resolve_expire_and_revoke() {
         );
     }
     // Only the hash is stored.
-    let stored = String::from_utf8(w.store.snapshot()).unwrap_or_default();
+    let stored = String::from_utf8(w.store.snapshot().unwrap()).unwrap_or_default();
     assert!(!stored.contains(&issued.token));
     w.clock.advance_hours(1.0);
     assert!(matches!(
@@ -566,6 +610,253 @@ fn search_explains_its_ranking_and_can_include_sensitive_memories() {
     assert!(with.memories.iter().any(|m| m.summary.contains("password")));
     let plain = run(w.hippo.search("s", json(json!({"query": "books"})))).unwrap();
     assert!(plain.memories.iter().all(|m| m.signals.is_none()));
+}
+
+/// Issue 18, item 9: PKG fields and entities are capped per NPC: a 400 on the API, what the
+/// dream finds beyond the cap is dropped (the dream does not fail), an import over the cap
+/// is a 400.
+#[test]
+fn pkg_fields_and_entities_are_capped_per_npc() {
+    let w = world();
+    npc(&w, "cap", json!({}));
+    let fields: Vec<_> = (0..hippo::pkg::MAX_FIELDS)
+        .map(|i| json!({"key": format!("Field {i}"), "value": "x"}))
+        .collect();
+    run(w
+        .hippo
+        .update_pkg("cap", json(json!({ "updates": fields }))))
+    .unwrap();
+    // Changing an existing field is fine; one more field is not.
+    run(w.hippo.update_pkg(
+        "cap",
+        json(json!({"updates": [{"key": "Field 0", "value": "y"}]})),
+    ))
+    .unwrap();
+    let err = run(w.hippo.update_pkg(
+        "cap",
+        json(json!({"updates": [{"key": "City", "value": "Paris"}]})),
+    ))
+    .unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidInput(m) if m.contains("at most 256 fields")),
+        "{err:?}"
+    );
+    let err = run(w
+        .hippo
+        .upsert_npc("cap", json(json!({"pkg": {"City": "Paris"}}))))
+    .unwrap_err();
+    assert!(matches!(err, Error::InvalidInput(_)));
+
+    // The dream finds a new field ("Hobbies": it does on an NPC under the cap) and drops it
+    // without failing.
+    let said =
+        json!({"turns": [{"role": "user", "content": "I love swimming and my hobby is painting"}]});
+    npc(&w, "free", json!({}));
+    for id in ["cap", "free"] {
+        run(w.hippo.append_conversation(id, json(said.clone()))).unwrap();
+        assert_eq!(run(w.hippo.dream(id, false)).unwrap().error, None);
+    }
+    assert!(run(w.hippo.get_pkg("free"))
+        .unwrap()
+        .pkg
+        .contains_key("Hobbies"));
+    let pkg = run(w.hippo.get_pkg("cap")).unwrap().pkg;
+    assert!(!pkg.contains_key("Hobbies") && pkg.len() == hippo::pkg::MAX_FIELDS + 2);
+
+    let ops: Vec<_> = (0..hippo::relationship::MAX_ENTITIES)
+        .map(|i| json!({"op": "add", "name": format!("Person {i}")}))
+        .collect();
+    run(w.hippo.apply_entity_ops("cap", json(json!({ "ops": ops })))).unwrap();
+    let err = run(w.hippo.apply_entity_ops(
+        "cap",
+        json(json!({"ops": [{"op": "add", "name": "One more"}]})),
+    ))
+    .unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidInput(m) if m.contains("at most 1000 entities")),
+        "{err:?}"
+    );
+    // Adding a known name updates it: no new entity.
+    run(w.hippo.apply_entity_ops(
+        "cap",
+        json(json!({"ops": [{"op": "add", "name": "Person 1", "title": ["friend"]}]})),
+    ))
+    .unwrap();
+
+    let mut doc = run(w.hippo.export_npc("cap")).unwrap();
+    run(w.hippo.import_npc("copy", doc.clone())).unwrap();
+    doc.pkg
+        .insert("One more".into(), PkgValue::Text("x".into()));
+    let err = run(w.hippo.import_npc("copy", doc)).unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidInput(m) if m.contains("more than 256 fields")),
+        "{err:?}"
+    );
+}
+
+/// Issue 18, item 8: an import is checked by the write routes' rules, and keeps the NPC's
+/// retrieval tokens (it revoked them before).
+#[test]
+fn import_checks_every_record_and_keeps_tokens() {
+    let w = world();
+    npc(&w, "imp", json!({"Name": "Xiao Ming"}));
+    add(
+        &w,
+        "imp",
+        json!([{"summary": "User likes green tea", "type": "preference"}]),
+    );
+    let token = run(w.hippo.issue_token("imp", TokenRequest::default()))
+        .unwrap()
+        .token;
+    let good = run(w.hippo.export_npc("imp")).unwrap();
+    let good_json = serde_json::to_value(&good).unwrap();
+
+    let bad_docs: Vec<(&str, serde_json::Value)> = vec![
+        ("importance", json!({"importance": 1e308})),
+        ("confidence", json!({"confidence": -0.5})),
+        ("summary", json!({"summary": "长".repeat(200_000)})),
+        ("summary", json!({"summary": "   "})),
+        ("id", json!({"id": ""})),
+        ("id", json!({"id": "x/../y"})),
+        ("id", json!({"id": ".."})),
+        ("source", json!({"source": "s".repeat(65)})),
+        ("superseded_by", json!({"superseded_by": "a b"})),
+    ];
+    for (field, patch) in bad_docs {
+        let mut doc = good_json.clone();
+        for (k, v) in patch.as_object().unwrap() {
+            doc["memories"][0][k] = v.clone();
+        }
+        let err = run(w.hippo.import_npc("imp", json(doc))).unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidInput(m) if m.starts_with(&format!("memories[0].{field}"))),
+            "{field}: {err:?}"
+        );
+    }
+    for (what, patch) in [
+        ("pkg", json!({"pkg": {"Bad\nKey": "x"}})),
+        ("pkg", json!({"pkg": {"Bio": "b".repeat(1025)}})),
+        (
+            "pkg",
+            json!({"pkg": {"Hobbies": (0..11).map(|i| i.to_string()).collect::<Vec<_>>()}}),
+        ),
+        (
+            "relationship",
+            json!({"relationship": {"friend": {"name": "A"}}}),
+        ),
+        (
+            "relationship",
+            json!({"relationship": {"entity_001": {"name": " "}}}),
+        ),
+        (
+            "diary",
+            json!({"diary": {"prior": "", "dailies": [{"date": "2026-13-01", "summary": "x"}]}}),
+        ),
+        (
+            "diary",
+            json!({"diary": {"prior": "p".repeat(4001), "dailies": []}}),
+        ),
+        (
+            "turns",
+            json!({"turns": [{"id": "t1", "seq": 1, "kind": "turn", "content": "no role", "ts": 0}]}),
+        ),
+        (
+            "display_name",
+            json!({"npc": {"npcid": "imp", "display_name": "n".repeat(201), "created_at": 0, "voice_registered": false, "face_registered": false, "settings": {}, "next_entity_seq": 1, "watermark": 0}}),
+        ),
+    ] {
+        let mut doc = good_json.clone();
+        for (k, v) in patch.as_object().unwrap() {
+            doc[k] = v.clone();
+        }
+        let err = run(w.hippo.import_npc("imp", json(doc))).unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidInput(m) if m.starts_with(what)),
+            "{what}: {err:?}"
+        );
+    }
+    // Nothing of the refused imports landed; the token still resolves.
+    let after = run(w.hippo.export_npc("imp")).unwrap();
+    assert_eq!(serde_json::to_value(&after).unwrap(), good_json);
+    // A restore over the NPC keeps its tokens.
+    run(w.hippo.import_npc("imp", good)).unwrap();
+    assert_eq!(
+        run(w.hippo.resolve_token(&format!("Bearer {token}"))).unwrap(),
+        "imp"
+    );
+}
+
+/// An embedder that counts the texts it is asked for (any embedder: built-in or external).
+struct CountingEmbedder {
+    inner: hippo::retrieval::embed::BuiltinEmbedder,
+    texts: std::cell::RefCell<Vec<usize>>,
+}
+
+#[async_trait::async_trait(?Send)]
+impl hippo::ports::Embedder for CountingEmbedder {
+    fn name(&self) -> &str {
+        "counting"
+    }
+    fn dimension(&self) -> usize {
+        self.inner.dimension()
+    }
+    fn thresholds(&self) -> hippo::ports::SimilarityThresholds {
+        self.inner.thresholds()
+    }
+    async fn embed(&self, texts: &[String]) -> hippo::ports::PortResult<Vec<Vec<f32>>> {
+        self.texts.borrow_mut().push(texts.len());
+        self.inner.embed(texts).await
+    }
+}
+
+/// Issue 18, item 9: every retrieval re-embedded every PKG field, entity and diary day.
+/// Their vectors are cached by text: a retrieval embeds the query and the texts not seen.
+#[test]
+fn retrieval_embeds_only_the_query_and_unseen_structured_texts() {
+    let embedder = Rc::new(CountingEmbedder {
+        inner: hippo::retrieval::embed::BuiltinEmbedder::new(),
+        texts: Default::default(),
+    });
+    let w = world();
+    let hippo = hippo::Hippo::new(Ports {
+        embedder: embedder.clone(),
+        ..w.hippo.ports().clone()
+    });
+    let fields: Vec<_> = (0..50)
+        .map(|i| json!({"key": format!("Field {i}"), "value": format!("value {i}")}))
+        .collect();
+    run(hippo.upsert_npc("c", NpcUpsert::default())).unwrap();
+    run(hippo.update_pkg("c", json(json!({ "updates": fields })))).unwrap();
+    let ops: Vec<_> = (0..100)
+        .map(|i| json!({"op": "add", "name": format!("Person {i}")}))
+        .collect();
+    run(hippo.apply_entity_ops("c", json(json!({ "ops": ops })))).unwrap();
+    let ask = |query: &str| {
+        embedder.texts.borrow_mut().clear();
+        let found = run(hippo.retrieve("c", json(json!({ "query": query })))).unwrap();
+        (embedder.texts.borrow().clone(), found.memories)
+    };
+    let (first, hits) = ask("who is Person 7");
+    assert_eq!(first, [1 + 50 + 100]);
+    assert!(hits.iter().any(|m| m.summary == "Person 7"), "{hits:?}");
+    let (second, again) = ask("who is Person 7");
+    assert_eq!(second, [1], "only the query");
+    assert_eq!(again, hits, "cached vectors rank the same");
+    run(hippo.update_pkg(
+        "c",
+        json(json!({"updates": [{"key": "City", "value": "Chengdu"}]})),
+    ))
+    .unwrap();
+    assert_eq!(ask("where do I live").0, [2], "the query and the new field");
+    // Instances sharing one cache (a Worker isolate's requests): the first embeds all, the
+    // next only its query.
+    let cache = Rc::new(std::cell::RefCell::new(Default::default()));
+    for want in [1 + 51 + 100, 1] {
+        let instance = hippo::Hippo::new(hippo.ports().clone()).with_embedding_cache(cache.clone());
+        embedder.texts.borrow_mut().clear();
+        run(instance.retrieve("c", json(json!({"query": "Person 7"})))).unwrap();
+        assert_eq!(embedder.texts.borrow().as_slice(), [want]);
+    }
 }
 
 fn search(w: &World, npcid: &str, body: serde_json::Value) -> Vec<SearchHit> {
@@ -753,7 +1044,7 @@ fn structured_and_legacy_items_are_judged_at_read_time() {
     assert_eq!(category("rel:"), Some((true, Some("health"))));
     assert_eq!(category("cnt_old"), Some((true, Some("credentials"))));
     assert_eq!(
-        category("diary:2026-04-07"),
+        category("diary_2026-04-07"),
         Some((true, Some("credentials")))
     );
     let plain = search(
@@ -811,7 +1102,7 @@ fn quotes_and_diary_days_say_they_are_unverified() {
         (quote.source.as_str(), quote.confidence),
         ("conversation_quote", 0.5)
     );
-    let day = by("diary:2026-04-08");
+    let day = by("diary_2026-04-08");
     assert_eq!((day.source.as_str(), day.confidence), ("diary", 0.6));
     let fact = got
         .iter()
@@ -933,4 +1224,27 @@ fn patch_changes_a_memory_with_the_add_validation() {
     ));
     let q = run(w.hippo.list_memories("q", ListMemoriesQuery::default())).unwrap();
     assert_eq!(q.memories[0].memory.importance, 0.5);
+}
+
+/// Restoring an export taken before a retrieval reinforced its memories: the import replaces
+/// the NPC whole, so the memories' access counts are no concurrency guard for it (it answered
+/// 409 on every try when they were).
+#[test]
+fn import_restores_an_export_taken_before_a_reinforcement() {
+    let w = world();
+    npc(&w, "old", json!({}));
+    add(
+        &w,
+        "old",
+        json!([{"summary": "User likes green tea", "type": "preference"}]),
+    );
+    let before = run(w.hippo.export_npc("old")).unwrap();
+    let found = run(w.hippo.retrieve("old", json(json!({"query": "green tea"})))).unwrap();
+    assert!(
+        !found.memories.is_empty(),
+        "the retrieval reinforces the memory"
+    );
+    run(w.hippo.import_npc("old", before.clone())).unwrap();
+    let after = run(w.hippo.export_npc("old")).unwrap();
+    assert_eq!(after.memories, before.memories);
 }

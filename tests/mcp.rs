@@ -178,17 +178,47 @@ fn sensitive_items_are_invisible_to_tokens_and_marked_for_the_admin() {
         let err = call(&w, &writer, name, args).unwrap_err();
         assert!(matches!(err, Error::NotFound(_)), "{name}: {err:?}");
     }
-    // The admin sees it, marked.
-    let admin = call(
-        &w,
-        &Caller::Admin,
-        "recall",
-        json!({"npcid": "a", "query": "银行卡密码"}),
-    )
-    .unwrap();
-    assert_eq!(admin["memories"][0]["sensitive"], true);
+    // recall is memory_retrieval's answer, for the admin too; the admin's list shows it,
+    // marked.
+    let admin = json!({"npcid": "a", "query": "银行卡密码"});
+    assert!(!shown(&call(&w, &Caller::Admin, "recall", admin).unwrap()));
+    let listed = call(&w, &Caller::Admin, "list_memories", json!({"npcid": "a"})).unwrap();
+    let marked = listed["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["id"] == secret_id.as_str())
+        .unwrap();
+    assert_eq!(marked["sensitive"], true);
     let full = call(&w, &Caller::Admin, "get_profile", json!({"npcid": "a"})).unwrap();
     assert!(full["pkg"]["Address"].is_string());
+}
+
+#[test]
+fn a_dream_report_shows_a_token_nothing_sensitive() {
+    let w = seeded();
+    let writer = token("a", &[Scope::Read, Scope::Write]);
+    let turn = "Please remember this: my password is hunter2xyz, don't tell anyone. \
+                I went hiking at Mount Tai today.";
+    call(
+        &w,
+        &writer,
+        "remember",
+        json!({"turn": {"role": "user", "content": turn}, "session_id": "s"}),
+    )
+    .unwrap();
+    let report = call(&w, &writer, "dream", json!({})).unwrap();
+    assert!(!report.to_string().contains("hunter2xyz"), "{report}");
+    assert!(report.to_string().contains("Mount Tai"), "{report}");
+    // What the token was not shown is stored, marked, for the admin.
+    let listed = call(&w, &Caller::Admin, "list_memories", json!({"npcid": "a"})).unwrap();
+    let secret = listed["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["summary"].as_str().unwrap().contains("hunter2xyz"))
+        .unwrap_or_else(|| panic!("{listed}"));
+    assert_eq!(secret["sensitive"], true);
 }
 
 #[test]

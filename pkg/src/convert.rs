@@ -1,6 +1,11 @@
 //! The one place where Rust values become JS values and back, and where core errors become
 //! JS `Error`s. Everything crosses as plain JSON-compatible objects (the HTTP API's shapes):
 //! maps become plain objects, integers become numbers, never `Map` or `BigInt`.
+#![deny(
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    clippy::arithmetic_side_effects
+)]
 
 use hippo::error::PortError;
 use serde::de::DeserializeOwned;

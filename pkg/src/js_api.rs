@@ -3,6 +3,11 @@
 //!
 //! Every method returns a promise and holds no borrow of the instance while it runs, so
 //! calls may overlap freely. A call resolves only after its changes are saved.
+#![deny(
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    clippy::arithmetic_side_effects
+)]
 
 use crate::convert::{from_js, property, to_js, to_js_error};
 use crate::options;
@@ -375,12 +380,12 @@ impl JsHippo {
 /// Records the configured embedder, then rebuilds every NPC's vectors with it.
 async fn reembed_all(hippo: &hippo::Hippo) -> hippo::Result<Reembedded> {
     let embedder = hippo.adopt_embedder().await?;
-    let mut vectors = 0;
+    let mut vectors: usize = 0;
     let mut after: Option<String> = None;
     loop {
         let page = hippo.list_npcs(after.as_deref(), NPC_PAGE_MAX).await?;
         for npc in &page.npcs {
-            vectors += hippo.rebuild_vectors(&npc.npcid).await?;
+            vectors = vectors.saturating_add(hippo.rebuild_vectors(&npc.npcid).await?);
         }
         match page.next {
             Some(next) => after = Some(next),

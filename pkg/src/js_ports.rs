@@ -1,5 +1,10 @@
 //! The core's ports implemented over JS callbacks: `embed(texts)`, `llm.complete(messages,
 //! system)` and `clock()`. Each checks what JS hands back before the core sees it.
+#![deny(
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    clippy::arithmetic_side_effects
+)]
 
 use crate::convert::{describe, method, port_error, property, settle, to_js};
 use async_trait::async_trait;

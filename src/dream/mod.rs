@@ -4,6 +4,7 @@ pub mod emotion;
 pub mod extract;
 pub mod llm;
 pub mod pipeline;
+pub mod provenance;
 pub mod summarize;
 pub mod text;
 pub mod when;

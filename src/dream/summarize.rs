@@ -9,8 +9,10 @@
 use crate::conversation::{EntryKind, Role, Turn};
 use crate::diary::DiaryEntry;
 use crate::dream::emotion;
-use crate::dream::extract::{extract, Signal};
-use crate::dream::text::{self, cut_chars, Lang};
+use crate::dream::extract::{extract, ExtractedMemory, Signal};
+use crate::dream::text::segment::{segment, WordClass};
+use crate::dream::text::{self, capitalize_first, cut_chars, Lang};
+use crate::memory::MemoryType;
 
 /// Words that make a diary sentence worth keeping when `prior` must shrink.
 const SALIENT_CUES: &[&str] = &[
@@ -79,52 +81,295 @@ const FILLERS: &[&str] = &[
     "cool",
 ];
 
-struct Candidate {
-    order: usize,
-    text: String,
-    score: f64,
+/// Today's diary entry, written by the character in the first person, at most `max_chars`
+/// characters, in the conversation's language: what we talked about, what mattered about
+/// the user (what the built-in extractor found in the day), how they felt and what I
+/// promised. Only what the day's material says; `user_name` (the PKG's nickname or name)
+/// is how the character calls the user.
+pub fn summarize_day(turns: &[Turn], user_name: Option<&str>, max_chars: usize) -> String {
+    let lang = text::dominant_lang(turns.iter().map(|t| t.content.as_str()));
+    let day = turns.first().map_or_else(
+        || chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or_default(),
+        |t| t.ts.date(),
+    );
+    let found = extract(turns, day);
+    let said_name = found
+        .pkg_updates
+        .iter()
+        .rev()
+        .find(|u| u.key == "Nickname" || u.key == "Name")
+        .and_then(|u| match &u.value {
+            serde_json::Value::Array(items) => items.last().and_then(|v| v.as_str()),
+            v => v.as_str(),
+        })
+        .map(str::to_string);
+    let name = said_name
+        .or_else(|| user_name.map(str::to_string))
+        .unwrap_or_else(|| match lang {
+            Lang::Zh => "TA".into(),
+            Lang::En => "the user".into(),
+        });
+    let voice = Voice { lang, name: &name };
+
+    let mut facts: Vec<&ExtractedMemory> = found.memories.iter().collect();
+    crate::order::sort_by(&mut facts, |a, b| b.importance.total_cmp(&a.importance));
+    // What the name already says, and a person the diary already told of, are not retold.
+    let mut told: Vec<&ExtractedMemory> = Vec::new();
+    for m in facts {
+        let retold = (m.memory_type == MemoryType::Profile && m.summary.contains(name.as_str()))
+            || told.iter().any(|t| {
+                m.memory_type == MemoryType::Relationship
+                    && m.keywords
+                        .first()
+                        .is_some_and(|k| t.summary.contains(k.as_str()))
+            });
+        if !retold && told.len() < MAX_FACTS {
+            told.push(m);
+        }
+    }
+    let topics = topics(turns, &told, &name, lang);
+    let mut parts: Vec<String> = vec![voice.opening(&topics)];
+    for m in &told {
+        parts.push(voice.fact(m, day));
+    }
+    if let Some(feeling) = strongest_feeling(turns) {
+        parts.push(voice.feeling(&feeling));
+    }
+    fit(parts, max_chars, lang)
 }
 
-/// Today's diary line from the day's turns (and session summaries), at most `max_chars`
-/// characters, in the conversation's language.
-pub fn summarize_day(turns: &[Turn], max_chars: usize) -> String {
-    let lang = text::dominant_lang(turns.iter().map(|t| t.content.as_str()));
-    let mut candidates = Vec::new();
-    for turn in turns {
-        for sentence in text::sentences(&turn.content) {
-            let score = salience(turn, sentence);
-            if score > 0.0 {
-                let rendered = render(turn, sentence, lang);
-                candidates.push(Candidate {
-                    order: candidates.len(),
-                    text: rendered,
-                    score,
-                });
+/// Most facts one entry tells.
+const MAX_FACTS: usize = 4;
+
+/// How the character writes about the user: in its language, calling them by name.
+struct Voice<'a> {
+    lang: Lang,
+    name: &'a str,
+}
+
+impl Voice<'_> {
+    fn opening(&self, topics: &[String]) -> String {
+        let n = self.name;
+        match (self.lang, topics) {
+            (Lang::Zh, []) => format!("今天和{n}随便聊了聊。"),
+            (Lang::Zh, t) => format!("今天和{n}聊了{}。", join(t, "、", "和")),
+            (Lang::En, []) => format!("Had a short chat with {n} today."),
+            (Lang::En, t) => format!("Talked with {n} today about {}.", join(t, ", ", " and ")),
+        }
+    }
+
+    /// A summary ("用户对花生过敏", "The user is allergic to peanuts") as the character
+    /// writes it, with why it matters to the character.
+    fn fact(&self, m: &ExtractedMemory, day: chrono::NaiveDate) -> String {
+        let said = self.named(&m.summary);
+        let ahead = m.event_time.is_some_and(|t| t.date() >= day);
+        let promise = m.summary.starts_with("我答应") || m.summary.starts_with("I promised");
+        match (self.lang, m.memory_type) {
+            _ if promise => match self.lang {
+                Lang::Zh => format!("{said}，可不能忘。"),
+                Lang::En => format!("{said}, and I won't forget."),
+            },
+            (Lang::Zh, MemoryType::Constraint) => format!("{said}，这个我得牢牢记住。"),
+            (Lang::En, MemoryType::Constraint) => format!("{said}: I must keep that in mind."),
+            (Lang::Zh, MemoryType::Project) if ahead => {
+                format!("{said}，到时候要问问{}。", self.name)
+            }
+            (Lang::En, MemoryType::Project) if ahead => format!("{said}; I'll ask how it goes."),
+            (Lang::Zh, _) => format!("{said}。"),
+            (Lang::En, _) => format!("{said}."),
+        }
+    }
+
+    fn feeling(&self, (label, cause): &(String, Option<String>)) -> String {
+        let n = self.name;
+        let word = feeling_word(label, self.lang);
+        match (self.lang, cause) {
+            (Lang::Zh, Some(c)) => format!("说到{c}的时候，{n}很{word}。"),
+            (Lang::Zh, None) => format!("{n}今天有点{word}。"),
+            (Lang::En, Some(c)) => {
+                format!("{} sounded {word} talking about {c}.", capitalize_first(n))
+            }
+            (Lang::En, None) => format!("{} seemed {word} today.", capitalize_first(n)),
+        }
+    }
+
+    /// "用户" / "The user" → the name.
+    fn named(&self, summary: &str) -> String {
+        let s = summary.trim_end_matches(['。', '.', '!', '！']);
+        match self.lang {
+            Lang::Zh => s.replace("用户", self.name),
+            Lang::En => {
+                let out = s
+                    .replace("The user's", &format!("{}'s", self.name))
+                    .replace("the user's", &format!("{}'s", self.name))
+                    .replace("The user", self.name)
+                    .replace("the user", self.name);
+                capitalize_first(&out)
             }
         }
     }
-    let (opening, separator, closing) = match lang {
-        Lang::Zh => ("今天和用户聊了：", "；", "。"),
-        Lang::En => ("Talked with the user today: ", "; ", "."),
-    };
-    if candidates.is_empty() {
-        let quiet = match lang {
-            Lang::Zh => "今天和用户简单聊了几句。",
-            Lang::En => "Had a short chat with the user today.",
-        };
-        return cut_chars(quiet, max_chars).to_string();
+}
+
+fn feeling_word(label: &str, lang: Lang) -> &'static str {
+    match (lang, label) {
+        (Lang::Zh, "joy") => "开心",
+        (Lang::Zh, "sadness") => "难过",
+        (Lang::Zh, "anger") => "生气",
+        (Lang::Zh, "fear") => "紧张",
+        (Lang::Zh, "surprise") => "惊讶",
+        (Lang::Zh, "gratitude") => "感激",
+        (Lang::Zh, _) => "烦",
+        (Lang::En, "joy") => "happy",
+        (Lang::En, "sadness") => "sad",
+        (Lang::En, "anger") => "upset",
+        (Lang::En, "fear") => "anxious",
+        (Lang::En, "surprise") => "surprised",
+        (Lang::En, "gratitude") => "grateful",
+        (Lang::En, _) => "bothered",
     }
-    // A tight bound has no room for the opening words.
-    let opening = if opening.chars().count() * 3 > max_chars {
-        ""
-    } else {
-        opening
+}
+
+/// "a、b和c" / "a, b and c".
+fn join(items: &[String], separator: &str, last: &str) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., tail] => format!("{}{last}{tail}", init.join(separator)),
+    }
+}
+
+/// What the day was about: the keywords of what mattered most, then of the most salient
+/// things the user said; at most four.
+fn topics(turns: &[Turn], facts: &[&ExtractedMemory], name: &str, lang: Lang) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |t: &str| {
+        let t = t.trim();
+        let fits = match lang {
+            Lang::Zh => (2..=6).contains(&t.chars().count()),
+            Lang::En => (3..=30).contains(&t.len()),
+        } && t != name
+            && !t.contains("用户")
+            && !t.to_lowercase().contains("the user");
+        if fits && !out.iter().any(|o| o.contains(t) || t.contains(o.as_str())) && out.len() < 4 {
+            out.push(t.to_string());
+        }
     };
-    let budget = max_chars.saturating_sub(opening.chars().count() + closing.chars().count());
-    let chosen = choose(candidates, budget, separator.chars().count());
-    let body = chosen.join(separator);
-    let line = format!("{opening}{body}{closing}");
-    cut_chars(&line, max_chars).to_string()
+    for m in facts {
+        if let Some(k) = m.keywords.first() {
+            push(k);
+        }
+    }
+    let mut said: Vec<(f64, &str)> = turns
+        .iter()
+        .filter(|t| t.role == Some(Role::User) || t.kind == EntryKind::Summary)
+        .flat_map(|t| text::sentences(&t.content).into_iter().map(move |s| (t, s)))
+        .map(|(t, s)| (salience(t, s), s))
+        .filter(|(score, _)| *score > 0.0)
+        .collect();
+    crate::order::sort_by(&mut said, |a, b| b.0.total_cmp(&a.0));
+    for (_, sentence) in said.into_iter().take(6) {
+        if let Some(topic) = topic_of(sentence, lang) {
+            push(&topic);
+        }
+    }
+    out
+}
+
+/// The most telling words of a sentence: its longest noun-like word (Chinese) or its longest
+/// content words (English).
+fn topic_of(sentence: &str, lang: Lang) -> Option<String> {
+    match lang {
+        Lang::Zh => segment(sentence)
+            .into_iter()
+            .filter(|w| matches!(w.class, WordClass::Other | WordClass::Place))
+            .filter(|w| !TOPIC_STOP_ZH.contains(&w.text))
+            .max_by_key(|w| w.text.chars().count())
+            .map(|w| w.text.to_string()),
+        Lang::En => sentence
+            .split(|c: char| !c.is_alphanumeric() && c != '\'')
+            .filter(|w| {
+                w.len() >= 5 && !crate::retrieval::stopwords::is_english_stopword(&w.to_lowercase())
+            })
+            .filter(|w| !w.contains('\''))
+            .max_by_key(|w| w.len())
+            .map(|w| w.to_lowercase()),
+    }
+}
+
+/// Frequent words that say nothing about a day.
+const TOPIC_STOP_ZH: &[&str] = &[
+    "什么", "怎么", "这个", "那个", "时候", "现在", "今天", "真的", "觉得", "知道", "一个", "可以",
+    "没有", "还是", "就是", "自己", "我们", "你们", "他们", "已经", "因为", "所以", "但是", "这样",
+];
+
+/// The user's strongest feeling of the day, and what they were talking about then.
+fn strongest_feeling(turns: &[Turn]) -> Option<(String, Option<String>)> {
+    let (turn, label, _) = turns
+        .iter()
+        .filter(|t| t.role == Some(Role::User))
+        .filter_map(|t| emotion::detect(&t.content).map(|(l, i)| (t, l, i)))
+        .filter(|(_, l, i)| *i >= FEELING_MIN && l != "gratitude")
+        .max_by(|a, b| a.2.total_cmp(&b.2))?;
+    let lang = text::lang_of(&turn.content);
+    // A person they spoke of, else the shortest thing found in what they said.
+    let found = extract(std::slice::from_ref(turn), turn.ts.date());
+    let person = found
+        .memories
+        .iter()
+        .filter(|m| m.memory_type == MemoryType::Relationship)
+        .find_map(|m| m.keywords.first().cloned());
+    let cause = person
+        .or_else(|| {
+            found
+                .memories
+                .iter()
+                .filter(|m| m.memory_type != MemoryType::History)
+                .filter_map(|m| m.keywords.first())
+                .filter(|k| k.chars().count() <= 12 && !k.contains("用户"))
+                .min_by_key(|k| k.chars().count())
+                .cloned()
+        })
+        .or_else(|| topic_of(&turn.content, lang));
+    Some((label, cause))
+}
+
+/// A feeling this strong is worth a line of the diary.
+const FEELING_MIN: f64 = 0.5;
+
+/// The parts that fit in `max_chars`, most important first (the opening, then the facts by
+/// importance, then the feeling), kept in that order.
+fn fit(parts: Vec<String>, max_chars: usize, lang: Lang) -> String {
+    let separator = match lang {
+        Lang::Zh => "",
+        Lang::En => " ",
+    };
+    let mut out = String::new();
+    for part in parts {
+        let extra = part.chars().count()
+            + if out.is_empty() {
+                0
+            } else {
+                separator.chars().count()
+            };
+        if out.chars().count() + extra > max_chars {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(separator);
+        }
+        out.push_str(&part);
+    }
+    if out.is_empty() {
+        return cut_chars(
+            &match lang {
+                Lang::Zh => "今天聊了几句。".to_string(),
+                Lang::En => "We chatted a little today.".to_string(),
+            },
+            max_chars,
+        )
+        .to_string();
+    }
+    out
 }
 
 /// Merges overflowing dailies (oldest first) into `prior`, one `date: text` line per day,
@@ -141,7 +386,7 @@ pub fn merge_prior(prior: &str, overflow: &[DiaryEntry], max_chars: usize) -> St
         })
         .collect();
     let mut sorted: Vec<&DiaryEntry> = overflow.iter().collect();
-    sorted.sort_by(|a, b| a.date.cmp(&b.date));
+    crate::order::sort_by(&mut sorted, |a, b| a.date.cmp(&b.date));
     lines.extend(
         sorted
             .iter()
@@ -180,7 +425,9 @@ pub fn merge_prior(prior: &str, overflow: &[DiaryEntry], max_chars: usize) -> St
         }
     }
     let mut order: Vec<usize> = (0..scored.len()).collect();
-    order.sort_by(|&a, &b| scored[b].3.total_cmp(&scored[a].3).then(a.cmp(&b)));
+    crate::order::sort_by(&mut order, |&a, &b| {
+        scored[b].3.total_cmp(&scored[a].3).then(a.cmp(&b))
+    });
     let mut kept = vec![false; scored.len()];
     let mut kept_lines: Vec<(String, String)> = Vec::new();
     for i in order {
@@ -296,65 +543,6 @@ fn info_units(sentence: &str) -> usize {
     cjk + words
 }
 
-/// A sentence as the character writes it in its diary: the user in the third person.
-fn render(turn: &Turn, sentence: &str, lang: Lang) -> String {
-    let sentence = sentence
-        .trim()
-        .trim_end_matches(['。', '.', '！', '!', '；', ';', '~', '…']);
-    match (turn.role, lang) {
-        (Some(Role::User), _) => text::third_person(sentence, text::lang_of(sentence)),
-        (_, Lang::Zh) => sentence.replace('你', "用户"),
-        (_, Lang::En) => sentence
-            .split(' ')
-            .map(|w| match w.to_ascii_lowercase().as_str() {
-                "you" => "the user",
-                "your" => "the user's",
-                _ => w,
-            })
-            .collect::<Vec<_>>()
-            .join(" "),
-    }
-}
-
-/// The best candidates whose texts fit `budget` characters with separators, in said order.
-fn choose(mut candidates: Vec<Candidate>, budget: usize, separator: usize) -> Vec<String> {
-    candidates.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.order.cmp(&b.order)));
-    let mut chosen: Vec<Candidate> = Vec::new();
-    let mut used = 0;
-    for c in candidates {
-        if chosen.iter().any(|k| similar(&k.text, &c.text)) {
-            continue;
-        }
-        let cost = c.text.chars().count() + if chosen.is_empty() { 0 } else { separator };
-        if used + cost <= budget {
-            used += cost;
-            chosen.push(c);
-        } else if chosen.is_empty() && budget > 1 {
-            // Even the best sentence is too long: keep its start.
-            let cut = format!("{}…", cut_chars(&c.text, budget - 1));
-            chosen.push(Candidate { text: cut, ..c });
-            break;
-        }
-    }
-    chosen.sort_by_key(|c| c.order);
-    chosen.into_iter().map(|c| c.text).collect()
-}
-
-/// Near-duplicates: most character bigrams shared.
-fn similar(a: &str, b: &str) -> bool {
-    let grams = |s: &str| -> std::collections::HashSet<(char, char)> {
-        let chars: Vec<char> = s
-            .to_lowercase()
-            .chars()
-            .filter(|c| c.is_alphanumeric())
-            .collect();
-        chars.windows(2).map(|w| (w[0], w[1])).collect()
-    };
-    let (ga, gb) = (grams(a), grams(b));
-    let smaller = ga.len().min(gb.len());
-    smaller > 0 && ga.intersection(&gb).count() as f64 / smaller as f64 > 0.8
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -368,52 +556,49 @@ mod tests {
     }
 
     #[test]
-    fn keeps_the_salient_sentences_within_the_bound() {
+    fn a_diary_in_the_characters_voice_about_the_user() {
         let turns = [
-            user("嗯"),
-            user("今天天气一般。"),
-            user("我对花生过敏，记住哦。"),
-            assistant("好的，我记住了。"),
-            user("明天下午三点我要去看牙医，有点紧张。"),
+            user("以后叫我阿澈吧，我不喜欢别人叫我全名。"),
+            assistant("好的，阿澈～"),
+            user("我最近喜欢上了游泳，每周去三次。"),
+            user("我的同学小红下周要来杭州找我玩，我们好久没见了，好开心！"),
+            user("记住，我对花生过敏。"),
             user("哈哈"),
         ];
-        let line = summarize_day(&turns, 60);
-        assert!(line.chars().count() <= 60, "{line}");
-        assert!(line.starts_with("今天"), "{line}");
-        assert!(line.contains("用户对花生过敏"), "{line}");
-        assert!(line.contains("看牙医"), "{line}");
-        assert!(!line.contains("哈哈"), "{line}");
-        // Said order is kept.
-        assert!(line.find("花生").unwrap() < line.find("牙医").unwrap());
+        let line = summarize_day(&turns, None, 800);
+        // First person, the user by the name they asked for, no quotes of the chat.
+        assert!(line.starts_with("今天和阿澈聊了"), "{line}");
+        assert!(line.contains("阿澈对花生过敏，这个我得牢牢记住"), "{line}");
+        assert!(
+            line.contains("小红") && line.contains("2026-04-13"),
+            "{line}"
+        );
+        assert!(line.contains("游泳"), "{line}");
+        assert!(line.contains("很开心"), "{line}");
+        for quoted in ["哈哈", "好的，阿澈", "叫我", "用户"] {
+            assert!(!line.contains(quoted), "{quoted} in {line}");
+        }
+        // The most important things come first and the entry stays within its bound.
+        let short = summarize_day(&turns, None, 40);
+        assert!(short.chars().count() <= 40, "{short}");
+        assert!(short.contains("花生"), "{short}");
     }
 
     #[test]
-    fn writes_in_the_conversation_language() {
+    fn writes_in_the_conversation_language_and_by_the_known_name() {
         let line = summarize_day(
             &[
                 user("I'm allergic to peanuts."),
                 assistant("Noted, you are allergic to peanuts."),
             ],
+            Some("Sam"),
             200,
         );
-        assert!(line.starts_with("Talked with the user today"), "{line}");
-        assert!(line.contains("The user is allergic to peanuts"), "{line}");
-    }
-
-    #[test]
-    fn a_tight_bound_still_gives_a_bounded_line() {
-        let line = summarize_day(
-            &[user(
-                "I have a dentist appointment on May 8 at 3pm and I am really nervous about it.",
-            )],
-            30,
-        );
-        assert!(line.chars().count() <= 30, "{line}");
-        assert!(line.contains("dentist") || line.contains("…"), "{line}");
-        assert_eq!(
-            summarize_day(&[user("ok"), user("嗯")], 100),
-            "Had a short chat with the user today."
-        );
+        assert!(line.starts_with("Talked with Sam today about"), "{line}");
+        assert!(line.contains("Sam is allergic to peanuts"), "{line}");
+        let quiet = summarize_day(&[user("ok"), user("lol")], None, 100);
+        assert_eq!(quiet, "Had a short chat with the user today.");
+        assert!(summarize_day(&[user("I have a dentist appointment on May 8 at 3pm and I am really nervous about it.")], None, 30).chars().count() <= 30);
     }
 
     #[test]

@@ -10,8 +10,10 @@
 
 use super::search::{entity_text, pkg_text};
 use super::Hippo;
+use crate::api::visible_to_tokens;
 use crate::api::{BriefRequest, BriefResponse};
 use crate::brief::{pack, BriefLine, Lang, Section};
+use crate::dream::pipeline::{diary_record_id, DIARY_RECORD_PREFIX};
 use crate::error::{Error, Result};
 use crate::memory::strength::{self, Tier};
 use crate::memory::{Collection, Memory, MemoryType};
@@ -103,7 +105,7 @@ impl Hippo {
             .memories(npcid, &filter)
             .await?
             .into_iter()
-            .filter(|m| m.superseded_by.is_none() && !m.is_expired(now) && !m.sensitive)
+            .filter(|m| m.superseded_by.is_none() && !m.is_expired(now) && visible_to_tokens(m))
             .map(|m| (strength::strength(&m, now, &self.decay), m))
             .filter(|(s, _)| strength::tier(*s) != Tier::Archive)
             .collect();
@@ -147,13 +149,12 @@ impl Hippo {
             lines.push(pkg_line(Section::People, key, text));
         }
         if let Some(query) = query {
-            for hit in self.relevant(npcid, query, RELEVANT_RESULTS).await? {
-                let c = &hit.candidate;
+            for (id, kind, text) in self.relevant(npcid, query, RELEVANT_RESULTS).await? {
                 lines.push(BriefLine::new(
                     Section::Relevant,
-                    kind_name(c.kind),
-                    c.id.clone(),
-                    &c.summary,
+                    kind_name(kind),
+                    id,
+                    &text,
                 ));
             }
         }
@@ -165,17 +166,49 @@ impl Hippo {
         for (_, m) in memories.iter().take(RECENT_MEMORIES) {
             lines.push(memory_line(Section::Recent, m));
         }
-        let (_, dailies) = store.diary(npcid).await?;
-        for d in dailies.iter().rev().take(DIARY_DAYS) {
+        for (date, summary) in self.last_diary_days(npcid).await? {
             lines.push(BriefLine::new(
                 Section::Diary,
                 "diary",
-                format!("diary:{}", d.date),
-                &format!("{}: {}", d.date, d.summary),
+                diary_record_id(&date),
+                &format!("{date}: {summary}"),
             ));
         }
         // The detector judges every line, whatever its source said (docs/SECURITY.md).
         lines.retain(|l| sensitive::category_of(&l.text).is_none());
         Ok(lines)
+    }
+
+    /// The last [`DIARY_DAYS`] days of the diary, newest first, as (date, text): the dream's
+    /// per-day `diary` records, and the days of the diary window an older dream wrote without
+    /// a record (the record wins). Marked records are left out.
+    async fn last_diary_days(&self, npcid: &str) -> Result<Vec<(String, String)>> {
+        let store = &self.ports.store;
+        let filter = MemoryFilter {
+            collection: Some(Collection::Diary),
+            ..Default::default()
+        };
+        let mut recorded = Vec::new();
+        let mut days: Vec<(String, String)> = Vec::new();
+        for m in store.memories(npcid, &filter).await? {
+            let Some(date) = m.id.strip_prefix(DIARY_RECORD_PREFIX) else {
+                continue;
+            };
+            recorded.push(date.to_string());
+            if m.superseded_by.is_none() && visible_to_tokens(&m) {
+                days.push((date.to_string(), m.summary));
+            }
+        }
+        let (_, window) = store.diary(npcid).await?;
+        days.extend(
+            window
+                .into_iter()
+                .filter(|d| !recorded.contains(&d.date))
+                .map(|d| (d.date, d.summary)),
+        );
+        // Dates are YYYY-MM-DD: their text order is their time order.
+        days.sort_by(|a, b| b.0.cmp(&a.0));
+        days.truncate(DIARY_DAYS);
+        Ok(days)
     }
 }

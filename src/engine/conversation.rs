@@ -1,11 +1,10 @@
 //! Appending to and reading the conversation log (SPEC §3.3).
 
-use super::{Hippo, MAX_ATTEMPTS};
+use super::Hippo;
 use crate::api::*;
 use crate::conversation::{EntryKind, Role, Turn};
 use crate::error::{Error, Result};
 use crate::ids::{new_id, validate_npcid};
-use crate::ports::{Write, WriteBatch};
 
 /// Limits of one append request.
 pub const MAX_TURNS_PER_APPEND: usize = 500;
@@ -30,7 +29,8 @@ fn parse_role(role: &str, i: usize) -> Result<Role> {
     }
 }
 
-fn check_text(text: &str, what: &str, max: usize) -> Result<()> {
+/// Text that must say something: non-empty after trimming, at most `max` characters.
+pub(super) fn check_text(text: &str, what: &str, max: usize) -> Result<()> {
     if text.trim().is_empty() {
         return Err(Error::invalid(format!("{what} cannot be empty")));
     }
@@ -40,6 +40,33 @@ fn check_text(text: &str, what: &str, max: usize) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// Checks a stored log entry (an import) by the rules of `POST /api/conversation`: a turn has
+/// a role and at most [`MAX_TURN_CHARS`] characters, a session summary none and at most
+/// [`MAX_SUMMARY_CHARS`]; session ids as appended; an addressable id; `seq` from 1.
+pub(crate) fn validate_stored_turn(t: &Turn, what: &str) -> Result<()> {
+    if !crate::ids::is_path_safe_id(&t.id) {
+        return Err(Error::invalid(format!(
+            "{what}.id must be 1-64 characters of A-Z a-z 0-9 _ . : -"
+        )));
+    }
+    if t.seq == 0 {
+        return Err(Error::invalid(format!("{what}.seq must be at least 1")));
+    }
+    if let Some(s) = &t.session_id {
+        check_text(s, &format!("{what}.session_id"), MAX_SESSION_ID_CHARS)?;
+    }
+    let content = format!("{what}.content");
+    match (t.kind, t.role) {
+        (EntryKind::Turn, Some(_)) if t.turn_index != Some(SUMMARY_INDEX) => {
+            check_text(&t.content, &content, MAX_TURN_CHARS)
+        }
+        (EntryKind::Summary, None) => check_text(&t.content, &content, MAX_SUMMARY_CHARS),
+        _ => Err(Error::invalid(format!(
+            "{what}: a turn has a role (and an index below {SUMMARY_INDEX}), a summary none"
+        ))),
+    }
 }
 
 impl Hippo {
@@ -78,75 +105,51 @@ impl Hippo {
         if let Some(s) = &req.summary {
             check_text(s, "summary", MAX_SUMMARY_CHARS)?;
         }
-        for _ in 0..MAX_ATTEMPTS {
-            let npc = self.require_npc(npcid).await?;
-            let now = self.now();
-            let mut seq = self.ports.store.last_seq(npcid).await?;
-            let known: Vec<u32> = match &req.session_id {
-                Some(s) => self.ports.store.session_indexes(npcid, s).await?,
-                None => Vec::new(),
-            };
-            let mut batch = WriteBatch::expecting(npc.version);
-            let mut appended = 0;
-            let mut duplicates = 0;
-            let mut seen = Vec::new();
-            for (t, (role, index)) in req.turns.iter().zip(&parsed) {
-                let session_index = req.session_id.as_ref().map(|_| *index);
-                if let Some(ix) = session_index {
-                    if known.contains(&ix) || seen.contains(&ix) {
-                        duplicates += 1;
-                        continue;
-                    }
-                    seen.push(ix);
-                }
-                seq += 1;
-                appended += 1;
-                batch.push(Write::AppendTurn {
-                    turn: Turn {
-                        id: new_id("turn"),
-                        seq,
-                        session_id: req.session_id.clone(),
-                        turn_index: session_index,
-                        kind: EntryKind::Turn,
-                        role: Some(*role),
-                        content: t.content.clone(),
-                        ts: t.ts.unwrap_or(now),
-                        emotion: t.emotion.clone(),
-                    },
-                });
-            }
-            let summary = req.summary.as_ref().filter(|_| {
-                let repeated = req.session_id.is_some() && known.contains(&SUMMARY_INDEX);
-                duplicates += usize::from(repeated);
-                !repeated
+        let now = self.now();
+        let mut entries = Vec::with_capacity(parsed.len() + 1);
+        for (t, (role, index)) in req.turns.iter().zip(&parsed) {
+            entries.push(Turn {
+                id: new_id("turn"),
+                seq: 0,
+                session_id: req.session_id.clone(),
+                turn_index: req.session_id.as_ref().map(|_| *index),
+                kind: EntryKind::Turn,
+                role: Some(*role),
+                content: t.content.clone(),
+                ts: t.ts.unwrap_or(now),
+                emotion: t.emotion.clone(),
             });
-            if let Some(summary) = summary {
-                seq += 1;
-                appended += 1;
-                batch.push(Write::AppendTurn {
-                    turn: Turn {
-                        id: new_id("sum"),
-                        seq,
-                        session_id: req.session_id.clone(),
-                        turn_index: req.session_id.as_ref().map(|_| SUMMARY_INDEX),
-                        kind: EntryKind::Summary,
-                        role: None,
-                        content: summary.clone(),
-                        ts: now,
-                        emotion: None,
-                    },
-                });
-            }
-            if self.try_commit(npcid, batch).await? {
-                return Ok(ConversationAppendResponse {
-                    status: "ok".into(),
-                    appended,
-                    duplicates,
-                    last_seq: seq,
-                });
-            }
         }
-        Err(Self::too_contended(npcid))
+        if let Some(summary) = &req.summary {
+            entries.push(Turn {
+                id: new_id("sum"),
+                seq: 0,
+                session_id: req.session_id.clone(),
+                turn_index: req.session_id.as_ref().map(|_| SUMMARY_INDEX),
+                kind: EntryKind::Summary,
+                role: None,
+                content: summary.clone(),
+                ts: now,
+                emotion: None,
+            });
+        }
+        let sent = entries.len();
+        // One write that needs no read first: the store assigns each entry its `seq` and
+        // skips the ones already stored, so parallel appends never conflict (SPEC §3.3).
+        let done = match self.ports.store.append_turns(npcid, entries).await {
+            Ok(done) => done,
+            Err(err) => {
+                self.require_npc(npcid).await?;
+                return Err(err.into());
+            }
+        };
+        let appended = done.seqs.iter().flatten().count();
+        Ok(ConversationAppendResponse {
+            status: "ok".into(),
+            appended,
+            duplicates: sent - appended,
+            last_seq: done.last_seq,
+        })
     }
 
     /// Log entries with `seq > since`, oldest first.

@@ -2,7 +2,7 @@
 //! dream: each new memory is compared with the most similar live memories of its type and is
 //! inserted, reinforces a duplicate, or supersedes an older value.
 
-use super::memories::NewMemory;
+use super::memories::{fit_keywords, NewMemory};
 use super::Hippo;
 use crate::api::AddMemoryResult;
 use crate::error::{Error, Result};
@@ -52,10 +52,13 @@ impl Hippo {
         npcid: &str,
         mut items: Vec<NewMemory>,
     ) -> Result<MemoryPlan> {
+        let now = self.now();
+        // What the dream extracted is cut to the limits every stored memory keeps, after the
+        // detector has read the whole text.
         for item in &mut items {
             item.apply_sensitivity_floor();
+            item.fit_limits();
         }
-        let now = self.now();
         let texts: Vec<String> = items
             .iter()
             .map(|m| embedding_text(&m.summary, &m.keywords))
@@ -101,18 +104,17 @@ impl Hippo {
             let mut decision = conflict::decide(&item.summary, &refs, thresholds);
             if let Decision::Ambiguous { id } = &decision {
                 let old = candidates.iter().find(|(m, _)| &m.id == id).map(|(m, _)| m);
-                let verdict = match old {
-                    Some(old) => self.verdict(&item.summary, &old.summary).await,
-                    None => Verdict::Distinct,
-                };
-                decision = match verdict {
-                    Verdict::Duplicate => Decision::Reinforce { id: id.clone() },
-                    Verdict::Supersedes => {
-                        let old = old.cloned().expect("a verdict needs the old memory");
-                        plan_supersede(&mut plan, &mut touched, item, vector, &old, now);
-                        continue;
-                    }
-                    Verdict::Distinct => Decision::Insert,
+                decision = match old {
+                    Some(old) => match self.verdict(&item.summary, &old.summary).await {
+                        Verdict::Duplicate => Decision::Reinforce { id: id.clone() },
+                        Verdict::Supersedes => {
+                            let old = old.clone();
+                            plan_supersede(&mut plan, &mut touched, item, vector, &old, now);
+                            continue;
+                        }
+                        Verdict::Distinct => Decision::Insert,
+                    },
+                    None => Decision::Insert,
                 };
             }
             match decision {
@@ -127,11 +129,15 @@ impl Hippo {
                         return Err(Error::Internal(format!("candidate {id} vanished")));
                     };
                     reinforce_on_encounter(&mut existing, item.importance, now);
-                    for k in item.keywords {
-                        if !existing.keywords.contains(&k) {
-                            existing.keywords.push(k);
-                        }
-                    }
+                    let mut keywords = std::mem::take(&mut existing.keywords);
+                    keywords.extend(item.keywords);
+                    existing.keywords = fit_keywords(keywords);
+                    // Said again: the new turns are sources too (re-dreaming the same turns
+                    // adds nothing).
+                    crate::memory::merge_source_turns(
+                        &mut existing.source_turns,
+                        &item.source_turns,
+                    );
                     existing.pinned |= item.pinned;
                     if item.sensitive {
                         existing.sensitive = true;
@@ -142,7 +148,8 @@ impl Hippo {
                         .push(AddMemoryResult::new(&existing, "reinforced", None));
                     touched.insert(id, existing);
                 }
-                Decision::Insert => plan_insert(
+                // An ambiguous pair is resolved above; left over, it is a new memory.
+                Decision::Insert | Decision::Ambiguous { .. } => plan_insert(
                     &mut plan,
                     &mut touched,
                     &mut known_vectors,
@@ -150,7 +157,6 @@ impl Hippo {
                     vector,
                     now,
                 ),
-                Decision::Ambiguous { .. } => unreachable!("resolved above"),
             }
         }
         plan.writes = touched

@@ -5,12 +5,13 @@ use super::ingest::{embedding_text, vector_item};
 use super::{Hippo, ListMemoriesQuery, MAX_ATTEMPTS};
 use crate::api::*;
 use crate::error::{Error, Result};
-use crate::ids::{new_id, validate_npcid};
+use crate::ids::{is_path_safe_id, new_id, validate_npcid};
 use crate::memory::conflict;
 use crate::memory::strength;
 use crate::memory::MemoryPatch;
 use crate::memory::{Collection, EmotionTag, Memory, MemoryInput, MemoryType};
 use crate::npc::Npc;
+use crate::pkg::cut_chars;
 use crate::ports::{MemoryFilter, Write, WriteBatch};
 use crate::sensitive::{self, Category};
 use crate::time::Timestamp;
@@ -20,9 +21,15 @@ pub const MAX_MEMORIES_PER_ADD: usize = 100;
 pub const MAX_SUMMARY_CHARS: usize = 2_000;
 pub const MAX_KEYWORDS: usize = 32;
 pub const MAX_KEYWORD_CHARS: usize = 64;
+pub const MAX_SOURCE_CHARS: usize = 64;
+/// A record's `context` (a conversation chunk's neighbouring turns) at most.
+pub const MAX_CONTEXT_CHARS: usize = 2 * MAX_SUMMARY_CHARS + 1;
 /// Page size bounds of `GET /api/memories`.
 pub const MEMORY_PAGE_DEFAULT: usize = 50;
 pub const MEMORY_PAGE_MAX: usize = 500;
+/// The largest `offset` of `GET /api/memories` passed on to the store: 2^53 - 1, the largest
+/// integer a JS number (D1's binding) holds exactly. A larger one lists nothing, as it would.
+pub const MAX_LIST_OFFSET: u64 = 9_007_199_254_740_991;
 /// Memories per embedder call when re-embedding.
 const EMBED_CHUNK: usize = 64;
 
@@ -46,6 +53,8 @@ pub struct NewMemory {
     pub emotion: Option<EmotionTag>,
     /// See [`Memory::context`].
     pub context: String,
+    /// See [`Memory::source_turns`].
+    pub source_turns: Vec<String>,
 }
 
 impl NewMemory {
@@ -66,6 +75,7 @@ impl NewMemory {
             collection: Collection::Memory,
             emotion: None,
             context: String::new(),
+            source_turns: Vec::new(),
         }
     }
 
@@ -78,12 +88,7 @@ impl NewMemory {
             .map(str::trim)
             .filter(|s| !s.is_empty())
             .unwrap_or("long_term_memory");
-        if source.chars().count() > 64 {
-            return Err(Error::invalid(format!(
-                "{} is longer than 64 characters",
-                at("source")
-            )));
-        }
+        check_source(source, &at("source"))?;
         let sensitive_category = input
             .sensitive_category
             .as_deref()
@@ -104,7 +109,18 @@ impl NewMemory {
             collection: Collection::Memory,
             emotion: None,
             context: String::new(),
+            source_turns: Vec::new(),
         })
+    }
+
+    /// Brings a record the dream made within the limits every stored memory keeps (the write
+    /// route refuses what is over them; the dream's text is cut instead): summary and
+    /// context cut, keywords trimmed, de-duplicated, cut and at most [`MAX_KEYWORDS`].
+    pub(crate) fn fit_limits(&mut self) {
+        self.summary = cut_chars(self.summary.trim(), MAX_SUMMARY_CHARS);
+        self.context = cut_chars(&self.context, MAX_CONTEXT_CHARS);
+        self.source = cut_chars(&self.source, MAX_SOURCE_CHARS);
+        self.keywords = fit_keywords(std::mem::take(&mut self.keywords));
     }
 
     /// The sensitivity floor (docs/SECURITY.md): a memory whose text the detector flags is
@@ -132,9 +148,23 @@ impl NewMemory {
             collection: self.collection,
             emotion: self.emotion,
             context: self.context,
+            source_turns: self.source_turns,
             ..Memory::new(new_id("mem"), self.memory_type, self.summary, now)
         }
     }
+}
+
+/// Keywords within the limits: trimmed, blank and repeated ones dropped, each cut to
+/// [`MAX_KEYWORD_CHARS`], at most [`MAX_KEYWORDS`] (the first ones).
+pub(crate) fn fit_keywords(keywords: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for k in keywords {
+        let k = cut_chars(k.trim(), MAX_KEYWORD_CHARS);
+        if !k.is_empty() && !out.contains(&k) && out.len() < MAX_KEYWORDS {
+            out.push(k);
+        }
+    }
+    out
 }
 
 /// Why memories written just now have no vectors, if they have none.
@@ -269,16 +299,10 @@ impl MemoryChange {
 
 /// The field validators of `POST /api/memories` and `PATCH /api/memories/{npcid}/{id}`;
 /// `at` names the field in errors.
+/// A summary: non-empty after trimming, at most [`MAX_SUMMARY_CHARS`] characters; trimmed.
 pub(crate) fn check_summary(summary: &str, at: &str) -> Result<String> {
     let summary = summary.trim();
-    if summary.is_empty() {
-        return Err(Error::invalid(format!("{at} cannot be empty")));
-    }
-    if summary.chars().count() > MAX_SUMMARY_CHARS {
-        return Err(Error::invalid(format!(
-            "{at} is longer than {MAX_SUMMARY_CHARS} characters"
-        )));
-    }
+    super::conversation::check_text(summary, at, MAX_SUMMARY_CHARS)?;
     Ok(summary.to_string())
 }
 
@@ -289,6 +313,58 @@ pub(crate) fn check_type(name: &str, at: &str) -> Result<MemoryType> {
              relationship, other"
         ))
     })
+}
+
+fn check_source(source: &str, what: &str) -> Result<()> {
+    if source.chars().count() > MAX_SOURCE_CHARS {
+        return Err(Error::invalid(format!(
+            "{what} is longer than {MAX_SOURCE_CHARS} characters"
+        )));
+    }
+    Ok(())
+}
+
+/// An id a record is stored and addressed by (`DELETE /api/memories/{npcid}/{id}`).
+fn check_record_id(id: &str, what: &str) -> Result<()> {
+    if is_path_safe_id(id) {
+        Ok(())
+    } else {
+        Err(Error::invalid(format!(
+            "{what} must be 1-64 characters of A-Z a-z 0-9 _ . : - (not . or ..)"
+        )))
+    }
+}
+
+/// Checks a stored memory (an import) by the rules of `POST /api/memories`, plus what only
+/// stored records have: an addressable id, `superseded_by`, `context`, an emotion tag.
+/// Keywords are expected within limits already ([`fit_keywords`]).
+pub(crate) fn validate_record(m: &Memory, what: &str) -> Result<()> {
+    let at = |field: &str| format!("{what}.{field}");
+    check_record_id(&m.id, &at("id"))?;
+    check_summary(&m.summary, &at("summary"))?;
+    check_keywords(&m.keywords, &at("keywords"))?;
+    check_unit(Some(m.confidence), &at("confidence"))?;
+    check_unit(Some(m.importance), &at("importance"))?;
+    check_source(&m.source, &at("source"))?;
+    if let Some(id) = &m.superseded_by {
+        check_record_id(id, &at("superseded_by"))?;
+    }
+    if m.context.chars().count() > MAX_CONTEXT_CHARS {
+        return Err(Error::invalid(format!(
+            "{} is longer than {MAX_CONTEXT_CHARS} characters",
+            at("context")
+        )));
+    }
+    if let Some(emotion) = &m.emotion {
+        check_unit(Some(emotion.intensity), &at("emotion.intensity"))?;
+        if emotion.label.chars().count() > MAX_KEYWORD_CHARS {
+            return Err(Error::invalid(format!(
+                "{} is longer than {MAX_KEYWORD_CHARS} characters",
+                at("emotion.label")
+            )));
+        }
+    }
+    Ok(())
 }
 
 pub(crate) fn check_keywords(keywords: &[String], at: &str) -> Result<Vec<String>> {
@@ -412,15 +488,15 @@ impl Hippo {
     pub async fn list_memories(&self, npcid: &str, query: ListMemoriesQuery) -> Result<MemoryList> {
         self.require_npc(npcid).await?;
         let collection = match query.collection.as_deref().unwrap_or("memory") {
-            "memory" => Some(Collection::Memory),
-            "content" => Some(Collection::Content),
-            "emotion" => Some(Collection::Emotion),
             "all" => None,
-            other => {
-                return Err(Error::invalid(format!(
-                    "collection must be memory, content, emotion or all, not {other:?}"
-                )))
-            }
+            name => match Collection::parse(name) {
+                Some(c) => Some(c),
+                None => {
+                    return Err(Error::invalid(format!(
+                        "collection must be memory, content, emotion, diary or all, not {name:?}"
+                    )))
+                }
+            },
         };
         let limit = query
             .limit
@@ -434,7 +510,9 @@ impl Hippo {
                 .filter_map(|t| MemoryType::parse(t))
                 .collect(),
             include_superseded: query.include_superseded,
-            offset: query.offset,
+            offset: query
+                .offset
+                .min(usize::try_from(MAX_LIST_OFFSET).unwrap_or(usize::MAX)),
             limit: Some(limit + 1),
             ..Default::default()
         };
@@ -449,7 +527,7 @@ impl Hippo {
         Ok(MemoryList {
             npcid: npcid.to_string(),
             count: memories.len(),
-            next_offset: more.then_some(query.offset + limit),
+            next_offset: more.then_some(query.offset.saturating_add(limit)),
             memories,
         })
     }

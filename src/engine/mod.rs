@@ -15,9 +15,12 @@ mod tokens;
 mod transfer;
 
 pub use brief::{BRIEF_DEFAULT_TOKENS, BRIEF_MAX_TOKENS};
-pub use conversation::{LOG_PAGE_DEFAULT, LOG_PAGE_MAX};
+pub use conversation::{LOG_PAGE_DEFAULT, LOG_PAGE_MAX, MAX_TURN_CHARS};
 pub use ingest::{embedding_text, MemoryPlan};
-pub use memories::{NewMemory, MEMORY_PAGE_DEFAULT, MEMORY_PAGE_MAX};
+pub use memories::{
+    NewMemory, MAX_CONTEXT_CHARS, MAX_KEYWORDS, MAX_KEYWORD_CHARS, MAX_SUMMARY_CHARS,
+    MEMORY_PAGE_DEFAULT, MEMORY_PAGE_MAX,
+};
 pub use npcs::{NPC_PAGE_DEFAULT, NPC_PAGE_MAX};
 
 use crate::error::{Error, PortError, Result};
@@ -25,8 +28,9 @@ use crate::ids::validate_npcid;
 use crate::memory::strength::DecayConfig;
 use crate::npc::Npc;
 use crate::ports::{Clock, Embedder, Llm, Store, VectorIndex, WriteBatch};
+use crate::retrieval::embed_cache::EmbeddingCache;
 use crate::time::Timestamp;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 /// The outside world, as the core sees it.
@@ -69,6 +73,8 @@ pub struct Hippo {
     ports: Ports,
     decay: DecayConfig,
     embedder_checked: Cell<bool>,
+    /// Vectors of structured candidates (PKG fields, entities, diary days) by text.
+    embed_cache: Rc<RefCell<EmbeddingCache>>,
 }
 
 impl Hippo {
@@ -77,7 +83,15 @@ impl Hippo {
             ports,
             decay: DecayConfig::default(),
             embedder_checked: Cell::new(false),
+            embed_cache: Rc::new(RefCell::new(EmbeddingCache::default())),
         }
+    }
+
+    /// Shares `cache` with other instances (a Worker isolate builds one `Hippo` per request
+    /// and keeps one cache for all of them).
+    pub fn with_embedding_cache(mut self, cache: Rc<RefCell<EmbeddingCache>>) -> Self {
+        self.embed_cache = cache;
+        self
     }
 
     pub fn ports(&self) -> &Ports {
@@ -88,8 +102,10 @@ impl Hippo {
         &self.decay
     }
 
+    /// The clock's time, moved into the years timestamps can hold (a JS `clock` callback
+    /// may answer anything).
     fn now(&self) -> Timestamp {
-        self.ports.clock.now()
+        self.ports.clock.now().clamped()
     }
 
     /// The NPC, or 404 with `message(npcid)`.

@@ -27,10 +27,20 @@ pub(crate) fn npc_view(npc: &Npc, created: bool) -> NpcView {
 }
 
 /// The longest display name accepted.
-const MAX_DISPLAY_NAME_CHARS: usize = 200;
+pub const MAX_DISPLAY_NAME_CHARS: usize = 200;
 /// Page size bounds of `GET /api/npc`.
 pub const NPC_PAGE_DEFAULT: usize = 50;
 pub const NPC_PAGE_MAX: usize = 500;
+
+/// `display_name`: at most [`MAX_DISPLAY_NAME_CHARS`] characters (the NPC route and import).
+pub(crate) fn check_display_name(name: &str) -> Result<()> {
+    if name.chars().count() > MAX_DISPLAY_NAME_CHARS {
+        return Err(Error::invalid(format!(
+            "display_name is longer than {MAX_DISPLAY_NAME_CHARS} characters"
+        )));
+    }
+    Ok(())
+}
 
 impl Hippo {
     /// Creates the NPC or updates it. Only the fields given change; the initial `pkg` goes
@@ -38,11 +48,7 @@ impl Hippo {
     pub async fn upsert_npc(&self, npcid: &str, req: NpcUpsert) -> Result<NpcView> {
         validate_npcid(npcid)?;
         if let Some(name) = &req.display_name {
-            if name.chars().count() > MAX_DISPLAY_NAME_CHARS {
-                return Err(Error::invalid(format!(
-                    "display_name is longer than {MAX_DISPLAY_NAME_CHARS} characters"
-                )));
-            }
+            check_display_name(name)?;
         }
         if let Some(settings) = &req.settings {
             settings.validate()?;
@@ -86,6 +92,7 @@ impl Hippo {
                     self.ports.store.pkg(npcid).await?.into_iter().collect()
                 };
                 let merge = pkg::merge_updates(&current, &updates)?;
+                merge.refuse_over_cap()?;
                 for (key, value) in merge.changes {
                     batch.push(Write::SetPkgField { key, value });
                 }
@@ -153,6 +160,7 @@ impl Hippo {
             let npc = self.require_npc_with(npcid, pkg_not_found).await?;
             let current: Pkg = self.ports.store.pkg(npcid).await?.into_iter().collect();
             let merge = pkg::merge_updates(&current, &req.updates)?;
+            merge.refuse_over_cap()?;
             let mut batch = WriteBatch::expecting(npc.version);
             for (key, value) in merge.changes {
                 batch.push(Write::SetPkgField { key, value });

@@ -9,20 +9,24 @@
 
 use super::Hippo;
 use crate::api::*;
-use crate::dream::pipeline::{QUOTE_CONFIDENCE, QUOTE_SOURCE};
+use crate::dream::pipeline::{diary_record_id, DIARY_CONFIDENCE, QUOTE_CONFIDENCE, QUOTE_SOURCE};
 use crate::error::{Error, Result};
-use crate::memory::strength::{self, Tier};
+use crate::memory::strength;
 use crate::memory::{Collection, Memory, MemoryType};
 use crate::npc::Npc;
 use crate::pkg::{PkgValue, MULTI_VALUE_LIMITS};
 use crate::ports::{LexicalQuery, MemoryFilter, VectorFilter, Write, WriteBatch};
+use crate::retrieval::embed_cache::{text_key, TextKey};
 use crate::retrieval::protocol;
+use crate::retrieval::query::{Names, Speaker};
+use crate::retrieval::rank::query_terms;
 use crate::retrieval::rank::{self, Candidate, CandidateKind, RankRequest, Ranked};
+use crate::retrieval::select::{select, Selection};
 use crate::retrieval::timeparse::parse_time_range;
-use crate::retrieval::tokenize::tokenize_query;
 use crate::sensitive;
 use crate::time::Timestamp;
 use indexmap::IndexMap;
+use std::rc::Rc;
 
 /// `max_results` of the search route: default and upper bound.
 pub const SEARCH_DEFAULT_RESULTS: usize = 10;
@@ -30,11 +34,9 @@ pub const SEARCH_MAX_RESULTS: usize = 50;
 /// Memories touched in a time range that join the candidates of a time-bound query.
 const TIME_CANDIDATES: usize = 100;
 pub const MAX_QUERY_CHARS: usize = 2_000;
-/// Ranked beyond `max_results`, so what the detector drops after ranking can be replaced.
-const SENSITIVE_SLACK: usize = 10;
-/// The `confidence` of a diary day: the character's own summary of what was said, as
-/// unverified as what was said.
-pub const DIARY_CONFIDENCE: f64 = 0.6;
+/// Ranked beyond `max_results`, so what the detector and [`select`] drop after ranking can be
+/// replaced.
+const SELECTION_SLACK: usize = 20;
 
 /// One retrieval, validated.
 #[derive(Debug, Clone)]
@@ -45,8 +47,10 @@ struct Retrieval {
     max_results: usize,
     include_sensitive: bool,
     include_archived: bool,
+    /// Leave out what matches much worse than the best item ([`select`]).
+    floor: bool,
     debug: bool,
-    /// Reinforce what is returned (SPEC §2.2); the brief reads without changing anything.
+    /// Reinforce what is returned (SPEC §2.2); off only for read-only callers.
     reinforce: bool,
 }
 
@@ -110,16 +114,46 @@ impl Hippo {
             }),
             include_sensitive: req.include_sensitive,
             include_archived: req.include_archived,
+            floor: false,
             debug: req.debug,
             reinforce: true,
         };
-        let ranked = self.ranked(npcid, &retrieval).await?;
+        let (ranked, _) = self.ranked(npcid, &retrieval).await?;
         Ok(protocol::render_search(&ranked))
     }
 
     /// memory_retrieval (SPEC §3.4): never sensitive or archived memories, small answers.
     pub async fn retrieve(&self, npcid: &str, req: RetrievalRequest) -> Result<RetrievalResponse> {
+        self.retrieve_parsed(npcid, protocol::ParsedRetrieval::from_request(&req)?)
+            .await
+    }
+
+    /// memory_retrieval for a request the protocol already parsed (the HTTP path).
+    pub async fn retrieve_parsed(
+        &self,
+        npcid: &str,
+        parsed: protocol::ParsedRetrieval,
+    ) -> Result<RetrievalResponse> {
+        self.retrieve_with(npcid, parsed, true).await
+    }
+
+    /// memory_retrieval that writes nothing: what it returns is not reinforced. For the public
+    /// demo provider, whose anonymous callers must not be able to cause writes.
+    pub async fn retrieve_read_only(
+        &self,
+        npcid: &str,
+        req: RetrievalRequest,
+    ) -> Result<RetrievalResponse> {
         let parsed = protocol::ParsedRetrieval::from_request(&req)?;
+        self.retrieve_with(npcid, parsed, false).await
+    }
+
+    async fn retrieve_with(
+        &self,
+        npcid: &str,
+        parsed: protocol::ParsedRetrieval,
+        reinforce: bool,
+    ) -> Result<RetrievalResponse> {
         let retrieval = Retrieval {
             query: check_query(&parsed.query)?,
             types: parsed.memory_types,
@@ -127,21 +161,24 @@ impl Hippo {
             max_results: parsed.max_results,
             include_sensitive: false,
             include_archived: false,
+            floor: true,
             debug: false,
-            reinforce: true,
+            reinforce,
         };
-        let ranked = self.ranked(npcid, &retrieval).await?;
-        Ok(protocol::render_retrieval(&ranked))
+        let (ranked, npc) = self.ranked(npcid, &retrieval).await?;
+        let voice = protocol::Voice::new(&retrieval.query, &npc.display_name, self.now());
+        Ok(protocol::render_retrieval(&ranked, &voice))
     }
 
-    /// What memory_retrieval would rank for `query` (never sensitive or archived), without
-    /// reinforcing it: the brief's "relevant" part.
+    /// What memory_retrieval would answer for `query` (its ranking, selection and voice;
+    /// never sensitive or archived), as (id, kind, the text the character would read),
+    /// without reinforcing anything: the brief's "relevant" part.
     pub(super) async fn relevant(
         &self,
         npcid: &str,
         query: &str,
         max_results: usize,
-    ) -> Result<Vec<Ranked>> {
+    ) -> Result<Vec<(String, CandidateKind, String)>> {
         let retrieval = Retrieval {
             query: check_query(query)?,
             types: Vec::new(),
@@ -149,13 +186,24 @@ impl Hippo {
             max_results,
             include_sensitive: false,
             include_archived: false,
+            floor: true,
             debug: false,
             reinforce: false,
         };
-        self.ranked(npcid, &retrieval).await
+        let (ranked, npc) = self.ranked(npcid, &retrieval).await?;
+        let voice = protocol::Voice::new(&retrieval.query, &npc.display_name, self.now());
+        Ok(ranked
+            .into_iter()
+            .map(|x| {
+                let c = x.candidate;
+                let text = voice.render(&c).unwrap_or_else(|| c.summary.clone());
+                (c.id, c.kind, text)
+            })
+            .collect())
     }
 
-    async fn ranked(&self, npcid: &str, r: &Retrieval) -> Result<Vec<Ranked>> {
+    /// The selected answer, and the NPC it is about.
+    async fn ranked(&self, npcid: &str, r: &Retrieval) -> Result<(Vec<Ranked>, Npc)> {
         let store = &self.ports.store;
         crate::ids::validate_npcid(npcid)?;
         store.read_ahead_for_retrieval(npcid).await?;
@@ -167,8 +215,12 @@ impl Hippo {
             .as_deref()
             .and_then(|h| parse_time_range(h, today))
             .or_else(|| parse_time_range(&r.query, today));
-        let terms = tokenize_query(&r.query);
-        let searched = vec![Collection::Memory, Collection::Content];
+        let mut structured = self.structured_candidates(npcid, &npc).await?;
+        let names = names_of(&npc, &structured);
+        // Marked items are left out before they are embedded or ranked.
+        structured.retain(|c| !c.sensitive || r.include_sensitive);
+        let terms = query_terms(&r.query, &names);
+        let searched = vec![Collection::Memory, Collection::Content, Collection::Diary];
 
         let mut found_ids: IndexMap<String, Option<f32>> = IndexMap::new();
         if !terms.is_empty() {
@@ -184,12 +236,12 @@ impl Hippo {
             }
         }
 
-        let structured = self.structured_candidates(npcid, &npc).await?;
-        let mut texts = vec![r.query.clone()];
-        texts.extend(structured.iter().map(|c| c.summary.clone()));
         // If embedding fails the answer comes from the lexical path alone.
-        let embedded = self.ports.embedder.embed(&texts).await.ok();
-        let query_vector = embedded.as_ref().and_then(|v| v.first().cloned());
+        let (query_vector, structured_vectors) =
+            match self.embed_for_retrieval(&r.query, &structured).await {
+                Some((q, s)) => (Some(q), s),
+                None => (None, Vec::new()),
+            };
         if let Some(qv) = &query_vector {
             let filter = VectorFilter {
                 collections: searched.clone(),
@@ -209,14 +261,17 @@ impl Hippo {
         }
         if let Some(range) = &time_range {
             let since = Timestamp::from_date(range.start);
-            let filter = MemoryFilter {
-                collection: Some(Collection::Memory),
-                updated_since: Some(since),
-                limit: Some(TIME_CANDIDATES),
-                ..Default::default()
-            };
-            for m in store.memories(npcid, &filter).await? {
-                found_ids.entry(m.id).or_insert(None);
+            // The memories and the diary days of the period ("what did we do last week").
+            for collection in [Collection::Memory, Collection::Diary] {
+                let filter = MemoryFilter {
+                    collection: Some(collection),
+                    updated_since: Some(since),
+                    limit: Some(TIME_CANDIDATES),
+                    ..Default::default()
+                };
+                for m in store.memories(npcid, &filter).await? {
+                    found_ids.entry(m.id).or_insert(None);
+                }
             }
         }
 
@@ -230,11 +285,15 @@ impl Hippo {
                 memory_candidate(m, sim, now, self)
             })
             .collect();
-        for (mut c, i) in structured.into_iter().zip(1..) {
-            if c.sensitive && !r.include_sensitive {
+        for (i, mut c) in structured.into_iter().enumerate() {
+            // A diary day in the window is also a record once written (the record wins).
+            if candidates.iter().any(|x| x.id == c.id) {
                 continue;
             }
-            c.vector_similarity = match (&query_vector, embedded.as_ref().and_then(|v| v.get(i))) {
+            c.vector_similarity = match (
+                &query_vector,
+                structured_vectors.get(i).and_then(Option::as_ref),
+            ) {
                 (Some(q), Some(v)) => Some(crate::retrieval::embed::cosine(q, v)),
                 _ => None,
             };
@@ -246,9 +305,10 @@ impl Hippo {
             query: r.query.clone(),
             types: r.types.clone(),
             time_range,
-            max_results: r.max_results + SENSITIVE_SLACK,
+            max_results: r.max_results + SELECTION_SLACK,
             debug: r.debug,
             now,
+            names,
         };
         let mut ranked = rank::rank(&request, candidates, &stats);
         for x in &mut ranked {
@@ -259,7 +319,14 @@ impl Hippo {
             }
         }
         ranked.retain(|x| r.include_sensitive || !x.candidate.sensitive);
-        ranked.truncate(r.max_results);
+        let ranked = select(
+            ranked,
+            Selection {
+                floor: r.floor,
+                include_archived: r.include_archived,
+                max_results: r.max_results,
+            },
+        );
 
         // Retrieval reinforces what it returns (SPEC §2.2). A failed reinforcement must not
         // fail the read that triggered it.
@@ -281,18 +348,50 @@ impl Hippo {
             });
             let _ = store.commit(npcid, batch).await;
         }
-        Ok(ranked)
+        Ok((ranked, npc))
+    }
+
+    /// The query's vector and the structured candidates' vectors, in order: those the cache
+    /// holds are taken from it, the rest embedded in one call with the query (and cached).
+    /// `None` when the embedder fails.
+    async fn embed_for_retrieval(
+        &self,
+        query: &str,
+        structured: &[Candidate],
+    ) -> Option<(Vec<f32>, Vec<Option<Rc<[f32]>>>)> {
+        let e = &self.ports.embedder;
+        let embedder = format!("{}:{}", e.name(), e.dimension());
+        let keys: Vec<TextKey> = structured
+            .iter()
+            .map(|c| text_key(&embedder, &c.summary))
+            .collect();
+        let mut found: Vec<Option<Rc<[f32]>>> = {
+            let mut cache = self.embed_cache.borrow_mut();
+            keys.iter().map(|k| cache.get(k)).collect()
+        };
+        let missing: Vec<usize> = (0..found.len()).filter(|&i| found[i].is_none()).collect();
+        let mut texts = vec![query.to_string()];
+        texts.extend(missing.iter().map(|&i| structured[i].summary.clone()));
+        let mut vectors = e.embed(&texts).await.ok()?.into_iter();
+        let query_vector = vectors.next()?;
+        let mut cache = self.embed_cache.borrow_mut();
+        for (i, vector) in missing.into_iter().zip(vectors) {
+            let vector: Rc<[f32]> = vector.into();
+            cache.insert(keys[i], vector.clone());
+            found[i] = Some(vector);
+        }
+        // A short answer from the embedder leaves the rest without a vector.
+        Some((query_vector, found))
     }
 
     /// SPEC §2.4 exclusions: superseded, expired, emotion snippets, and unless asked for,
-    /// sensitive and archive-tier memories.
+    /// sensitive memories. Archive-tier memories are ranked and then kept only when they
+    /// match about as well as the best item ([`select`], docs/LIFECYCLE.md).
     fn retrievable(&self, m: &Memory, r: &Retrieval, now: Timestamp) -> bool {
         m.superseded_by.is_none()
             && !m.is_expired(now)
             && m.collection != Collection::Emotion
             && (r.include_sensitive || !m.sensitive)
-            && (r.include_archived
-                || strength::tier(strength::strength(m, now, &self.decay)) != Tier::Archive)
     }
 
     /// PKG fields, relationship entities and diary dailies rendered as memories.
@@ -342,7 +441,7 @@ impl Hippo {
         for d in dailies {
             let when = crate::time::parse_date(&d.date).map(Timestamp::from_date);
             let mut c = structured(
-                format!("diary:{}", d.date),
+                diary_record_id(&d.date),
                 CandidateKind::Diary,
                 MemoryType::History,
                 d.summary,
@@ -374,19 +473,27 @@ pub(super) fn entity_text(e: &crate::relationship::Entity) -> String {
 }
 
 fn memory_candidate(m: Memory, sim: Option<f32>, now: Timestamp, hippo: &Hippo) -> Candidate {
-    let kind = if m.collection == Collection::Content {
-        CandidateKind::Conversation
-    } else {
-        CandidateKind::Memory
+    let kind = match m.collection {
+        Collection::Content => CandidateKind::Conversation,
+        Collection::Diary => CandidateKind::Diary,
+        Collection::Memory | Collection::Emotion => CandidateKind::Memory,
+    };
+    // A turn is stored as "User: …" / "Assistant: …": who said it is a signal, the label
+    // itself is not words to match.
+    let (speaker, text) = match kind {
+        CandidateKind::Conversation => split_speaker(&m.summary),
+        _ => (None, m.summary.as_str()),
     };
     let mut c = Candidate::new(
         m.id.clone(),
         kind,
         m.memory_type,
-        m.summary.clone(),
+        text.to_string(),
         m.updated_at,
     );
+    c.speaker = speaker;
     c.strength = strength::strength(&m, now, hippo.decay());
+    c.source_turns = m.source_turns;
     c.keywords = m.keywords;
     c.confidence = m.confidence;
     c.source = m.source;
@@ -401,4 +508,35 @@ fn memory_candidate(m: Memory, sim: Option<f32>, now: Timestamp, hippo: &Hippo) 
     c.vector_similarity = sim;
     c.context = m.context;
     c
+}
+
+/// The speaker label of a stored turn ([`crate::dream::pipeline::chunk_text`]) and the words.
+fn split_speaker(summary: &str) -> (Option<Speaker>, &str) {
+    for (label, speaker) in [
+        ("User: ", Some(Speaker::User)),
+        ("Assistant: ", Some(Speaker::Character)),
+        ("Summary: ", None),
+    ] {
+        if let Some(text) = summary.strip_prefix(label) {
+            return (speaker, text);
+        }
+    }
+    (None, summary)
+}
+
+/// The names a query may call the user and the character by: the PKG's Name and Nickname,
+/// the NPC's display name.
+fn names_of(npc: &Npc, structured: &[Candidate]) -> Names {
+    let mut names = Names::default();
+    for c in structured.iter().filter(|c| c.kind == CandidateKind::Pkg) {
+        for key in ["Name: ", "Nickname: "] {
+            if let Some(value) = c.summary.strip_prefix(key) {
+                names.user.extend(value.split(", ").map(str::to_string));
+            }
+        }
+    }
+    if !npc.display_name.trim().is_empty() {
+        names.character.push(npc.display_name.trim().to_string());
+    }
+    names
 }

@@ -1,7 +1,7 @@
 //! memory_retrieval tokens: issued per NPC, shown once, stored only as a SHA-256 hash.
 
 use super::Hippo;
-use crate::api::{TokenIssued, TokenRequest};
+use crate::api::{Caller, OpKind, TokenIssued, TokenRequest};
 use crate::error::{Error, Result};
 use crate::ids::{new_id, new_token, sha256_hex};
 use crate::ports::{Scope, TokenRecord, Write, WriteBatch};
@@ -21,7 +21,7 @@ impl Hippo {
                     "ttl_seconds must be at most {MAX_TOKEN_TTL_SECONDS}"
                 )))
             }
-            Some(s) => Some(crate::time::Timestamp(now.ms() + s as i64 * 1000)),
+            Some(s) => Some(now.plus_ms(i64::try_from(s.saturating_mul(1000)).unwrap_or(i64::MAX))),
         };
         let scopes = match &req.scopes {
             None => vec![Scope::Retrieval],
@@ -85,22 +85,23 @@ impl Hippo {
         Ok(())
     }
 
-    /// The NPC a memory_retrieval token (`<token>` or `Bearer <token>`) is bound to. Unknown,
-    /// revoked and expired tokens, tokens of deleted NPCs and tokens without the `retrieval`
-    /// scope are all 401.
+    /// The NPC a memory_retrieval token (`<token>` or `Bearer <token>`) is bound to: a token
+    /// that may run [`OpKind::Retrieve`] (the `retrieval` or `read` scope). Unknown, revoked
+    /// and expired tokens, tokens of deleted NPCs and tokens without such a scope are all 401.
     pub async fn resolve_token(&self, authorization: &str) -> Result<String> {
-        let record = self.resolve_scoped_token(authorization).await?;
-        if !record.scopes.contains(&Scope::Retrieval) {
-            return Err(Error::Unauthorized(
-                "this token has no retrieval scope".into(),
-            ));
+        let caller = self.resolve_caller(authorization).await?;
+        match caller {
+            Caller::Token { npcid, .. } if caller.may(OpKind::Retrieve) => Ok(npcid),
+            _ => Err(Error::Unauthorized(
+                "this token may not run memory_retrieval".into(),
+            )),
         }
-        Ok(record.npcid)
     }
 
-    /// The stored record of a token (its NPC and scopes), on the rules of [`Self::resolve_token`]
-    /// whatever its scopes.
-    pub async fn resolve_scoped_token(&self, authorization: &str) -> Result<TokenRecord> {
+    /// The caller a token (`<token>` or `Bearer <token>`) makes: its NPC and scopes, on the
+    /// rules of [`Self::resolve_token`] whatever its scopes. What it may run is
+    /// [`Caller::authorize`]'s to say.
+    pub async fn resolve_caller(&self, authorization: &str) -> Result<Caller> {
         let unauthorized = || Error::Unauthorized("missing or invalid token".into());
         let value = authorization.trim();
         let token = match value.split_once(' ') {
@@ -123,6 +124,9 @@ impl Hippo {
         if self.ports.store.npc(&record.npcid).await?.is_none() {
             return Err(unauthorized());
         }
-        Ok(record)
+        Ok(Caller::Token {
+            npcid: record.npcid,
+            scopes: record.scopes,
+        })
     }
 }

@@ -1,12 +1,17 @@
 //! Export and import of one NPC's whole memory as a versioned JSON document.
 
-use super::Hippo;
+use super::conversation::validate_stored_turn;
+use super::memories::{fit_keywords, validate_record};
+use super::{Hippo, MAX_ATTEMPTS};
 use crate::api::{NpcExport, NpcView, EXPORT_FORMAT, EXPORT_VERSION};
-use crate::diary::{Diary, DiaryEntry};
+use crate::diary::Diary;
+use crate::dream::pipeline::{DAILY_MAX_CHARS, PRIOR_MAX_CHARS};
 use crate::error::{Error, Result};
 use crate::ids::validate_npcid;
+use crate::pkg::{self, cut_chars};
 use crate::ports::{MemoryFilter, Write, WriteBatch};
 use crate::relationship;
+use std::collections::HashSet;
 
 impl Hippo {
     pub async fn export_npc(&self, npcid: &str) -> Result<NpcExport> {
@@ -49,53 +54,122 @@ impl Hippo {
     }
 
     /// Replaces everything of the NPC with the document's contents, in one batch, then
-    /// rebuilds its vectors. The path's `npcid` wins over the document's.
-    pub async fn import_npc(&self, npcid: &str, doc: NpcExport) -> Result<NpcView> {
+    /// rebuilds its vectors. The path's `npcid` wins over the document's. Every record is
+    /// checked by the rules of the route that writes it (400 naming the first one that
+    /// fails, nothing written). The NPC's memory_retrieval tokens are kept: a restore must
+    /// not cut off the platforms that talk to the character.
+    pub async fn import_npc(&self, npcid: &str, mut doc: NpcExport) -> Result<NpcView> {
         validate_npcid(npcid)?;
-        if doc.format != EXPORT_FORMAT {
-            return Err(Error::invalid(format!("format must be {EXPORT_FORMAT:?}")));
+        validate_export(&mut doc)?;
+        for _ in 0..MAX_ATTEMPTS {
+            let existing = self.ports.store.npc(npcid).await?;
+            let tokens = match existing {
+                Some(_) => self.ports.store.tokens(npcid).await?,
+                None => Vec::new(),
+            };
+            let mut batch = match &existing {
+                Some(npc) => WriteBatch::expecting(npc.version),
+                None => WriteBatch::new(),
+            };
+            batch.push(Write::DeleteNpc);
+            let mut npc = doc.npc.clone();
+            npc.npcid = npcid.to_string();
+            batch.push(Write::PutNpc(npc));
+            for (key, value) in &doc.pkg {
+                batch.push(Write::SetPkgField {
+                    key: key.clone(),
+                    value: value.clone(),
+                });
+            }
+            for (id, entity) in &doc.relationship {
+                batch.push(Write::PutEntity {
+                    id: id.clone(),
+                    entity: entity.clone(),
+                });
+            }
+            batch.push(Write::SetPrior {
+                prior: doc.diary.prior.clone(),
+            });
+            for entry in &doc.diary.dailies {
+                batch.push(Write::PutDaily {
+                    entry: entry.clone(),
+                });
+            }
+            for turn in &doc.turns {
+                batch.push(Write::PutTurn { turn: turn.clone() });
+            }
+            for memory in &doc.memories {
+                batch.push(Write::PutMemory {
+                    memory: memory.clone(),
+                });
+            }
+            for token in tokens {
+                batch.push(Write::PutToken { token });
+            }
+            if self.try_commit(npcid, batch).await? {
+                self.rebuild_vectors(npcid).await?;
+                let stored = self.require_npc(npcid).await?;
+                return Ok(super::npcs::npc_view(&stored, false));
+            }
         }
-        if doc.version == 0 || doc.version > EXPORT_VERSION {
+        Err(Self::too_contended(npcid))
+    }
+}
+
+/// Checks an export document by the write routes' rules (see [`Hippo::import_npc`]);
+/// keywords are brought within their limits the way conflict resolution does.
+fn validate_export(doc: &mut NpcExport) -> Result<()> {
+    if doc.format != EXPORT_FORMAT {
+        return Err(Error::invalid(format!("format must be {EXPORT_FORMAT:?}")));
+    }
+    if doc.version == 0 || doc.version > EXPORT_VERSION {
+        return Err(Error::invalid(format!(
+            "export version {} is not supported (this build reads up to {EXPORT_VERSION})",
+            doc.version
+        )));
+    }
+    doc.npc.settings.validate()?;
+    super::npcs::check_display_name(&doc.npc.display_name)?;
+    pkg::validate_stored(&doc.pkg, "pkg")?;
+    relationship::validate_stored(doc.relationship.iter(), "relationship")?;
+    if doc.diary.prior.chars().count() > PRIOR_MAX_CHARS {
+        return Err(Error::invalid(format!(
+            "diary.prior is longer than {PRIOR_MAX_CHARS} characters"
+        )));
+    }
+    let mut dates = HashSet::new();
+    for (i, entry) in doc.diary.dailies.iter().enumerate() {
+        if crate::time::parse_date(&entry.date).is_none() || !dates.insert(entry.date.as_str()) {
             return Err(Error::invalid(format!(
-                "export version {} is not supported (this build reads up to {EXPORT_VERSION})",
-                doc.version
+                "diary.dailies[{i}].date {:?} is not a YYYY-MM-DD date of its own",
+                cut_chars(&entry.date, 32)
             )));
         }
-        doc.npc.settings.validate()?;
-        let mut npc = doc.npc.clone();
-        npc.npcid = npcid.to_string();
-        let mut batch = WriteBatch::new();
-        batch.push(Write::DeleteNpc);
-        batch.push(Write::PutNpc(npc.clone()));
-        for (key, value) in doc.pkg {
-            batch.push(Write::SetPkgField { key, value });
+        if entry.summary.chars().count() > DAILY_MAX_CHARS {
+            return Err(Error::invalid(format!(
+                "diary.dailies[{i}].summary is longer than {DAILY_MAX_CHARS} characters"
+            )));
         }
-        for (id, entity) in doc.relationship {
-            batch.push(Write::PutEntity { id, entity });
-        }
-        batch.push(Write::SetPrior {
-            prior: doc.diary.prior,
-        });
-        for entry in doc.diary.dailies {
-            crate::time::parse_date(&entry.date).ok_or_else(|| {
-                Error::invalid(format!("diary date {:?} is not YYYY-MM-DD", entry.date))
-            })?;
-            batch.push(Write::PutDaily {
-                entry: DiaryEntry {
-                    date: entry.date,
-                    summary: entry.summary,
-                },
-            });
-        }
-        for turn in doc.turns {
-            batch.push(Write::AppendTurn { turn });
-        }
-        for memory in doc.memories {
-            batch.push(Write::PutMemory { memory });
-        }
-        self.ports.store.commit(npcid, batch).await?;
-        self.rebuild_vectors(npcid).await?;
-        let stored = self.require_npc(npcid).await?;
-        Ok(super::npcs::npc_view(&stored, false))
     }
+    let mut last_seq = 0;
+    for (i, turn) in doc.turns.iter().enumerate() {
+        let what = format!("turns[{i}]");
+        validate_stored_turn(turn, &what)?;
+        if turn.seq <= last_seq {
+            return Err(Error::invalid(format!(
+                "{what}.seq must be above the one before it"
+            )));
+        }
+        last_seq = turn.seq;
+    }
+    let mut ids = HashSet::new();
+    for (i, memory) in doc.memories.iter_mut().enumerate() {
+        let what = format!("memories[{i}]");
+        memory.keywords = fit_keywords(std::mem::take(&mut memory.keywords));
+        validate_record(memory, &what)?;
+        if !ids.insert(memory.id.clone()) {
+            return Err(Error::invalid(format!("{what}.id repeats an earlier id")));
+        }
+    }
+    Ok(())
 }

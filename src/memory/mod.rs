@@ -58,19 +58,35 @@ pub enum Collection {
     /// Typed long-term memories: what retrieval is about.
     #[default]
     Memory,
-    /// Conversation chunks for hybrid search; expire (default 30 days).
+    /// Conversation turns kept verbatim, dated by the turn; kept as long as the NPC unless
+    /// the NPC's `content_ttl_days` says otherwise (docs/LIFECYCLE.md).
     Content,
     /// Emotionally salient snippets with label and intensity; expire (default 14 days).
     Emotion,
+    /// One record per diary day, kept after the day leaves the diary's rolling window, so the
+    /// whole diary stays searchable.
+    Diary,
 }
 
 impl Collection {
+    pub const ALL: [Collection; 4] = [
+        Collection::Memory,
+        Collection::Content,
+        Collection::Emotion,
+        Collection::Diary,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Collection::Memory => "memory",
             Collection::Content => "content",
             Collection::Emotion => "emotion",
+            Collection::Diary => "diary",
         }
+    }
+
+    pub fn parse(name: &str) -> Option<Collection> {
+        Self::ALL.into_iter().find(|c| c.as_str() == name)
     }
 }
 
@@ -126,6 +142,27 @@ pub struct Memory {
     /// neighbouring turns): matched lexically at a lower weight, never returned.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub context: String,
+    /// Ids of the conversation turns this record came from (a chunk: its turn; an extracted
+    /// memory: the turns that stated it; a diary day: that day's turns), at most
+    /// [`MAX_SOURCE_TURNS`]. Lets retrieval return a fact with the words it came from, and
+    /// drop a quote when the fact drawn from it is already in the answer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub source_turns: Vec<String>,
+}
+
+/// Most source turn ids one record keeps (a diary day of a long conversation keeps the first).
+pub const MAX_SOURCE_TURNS: usize = 64;
+
+/// Adds `more` to `ids`, without repeats, up to [`MAX_SOURCE_TURNS`].
+pub fn merge_source_turns(ids: &mut Vec<String>, more: &[String]) {
+    for id in more {
+        if ids.len() >= MAX_SOURCE_TURNS {
+            break;
+        }
+        if !ids.contains(id) {
+            ids.push(id.clone());
+        }
+    }
 }
 
 fn one() -> u32 {
@@ -214,6 +251,7 @@ impl Memory {
             collection: Collection::Memory,
             emotion: None,
             context: String::new(),
+            source_turns: Vec::new(),
         }
     }
 

@@ -11,9 +11,13 @@
 //! 4. [`protocol::render_retrieval`] (memory_retrieval) or [`protocol::render_search`].
 
 pub mod embed;
+pub mod embed_cache;
 pub mod lexical;
 pub mod protocol;
+pub mod query;
 pub mod rank;
-mod stopwords;
+pub mod select;
+pub(crate) mod stopwords;
 pub mod timeparse;
 pub mod tokenize;
+pub mod voice;

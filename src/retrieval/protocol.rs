@@ -19,6 +19,7 @@
 //! trust clamped to 0..1, never the score; nothing found → `{"memories": []}`.
 
 use super::rank::Ranked;
+pub use super::voice::Voice;
 use crate::api::{RetrievalRequest, RetrievalResponse, RetrievedMemory, SearchHit, SearchResponse};
 use crate::error::{Error, Result};
 use crate::memory::MemoryType;
@@ -172,22 +173,39 @@ fn trust(confidence: f64) -> f64 {
     }
 }
 
-/// The memory_retrieval response body for ranked memories (best first).
-pub fn render_retrieval(ranked: &[Ranked]) -> RetrievalResponse {
+/// The memory_retrieval response body for ranked memories (best first); verbatim items are
+/// voiced for the character ([`Voice`]).
+pub fn render_retrieval(ranked: &[Ranked], voice: &Voice) -> RetrievalResponse {
     let items = ranked.iter().map(|r| {
         let c = &r.candidate;
+        let text = voice.render(c);
         RetrievedMemory {
-            id: c.id.clone(),
-            summary: truncate_summary(&c.summary),
+            id: for_character(&c.id),
+            summary: truncate_summary(&for_character(text.as_deref().unwrap_or(&c.summary))),
             memory_type: c.memory_type.as_str().to_string(),
             confidence: trust(c.confidence),
             updated_at: c.updated_at.to_rfc3339(),
-            source: c.source.clone(),
+            source: for_character(&c.source),
         }
     });
     RetrievalResponse {
         memories: within_body_limit(items, r#"{"memories":[]}"#.len()),
     }
+}
+
+/// Text as memory_retrieval hands it to a live character: without the explicit bidi
+/// formatting characters (embeddings, overrides, isolates: U+202A-U+202E, U+2066-U+2069),
+/// which can make text read differently from what it says ("Trojan Source"), and without
+/// control characters other than newline and tab. Stored text keeps them (exports and the
+/// admin search show it as written); the implicit marks (LRM, RLM, ALM) stay, they reorder
+/// nothing on their own.
+pub fn for_character(text: &str) -> String {
+    text.chars()
+        .filter(|&c| {
+            !matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+                && (!c.is_control() || c == '\n' || c == '\t')
+        })
+        .collect()
 }
 
 /// The search route's response: the same items with their score (and signals in debug mode).

@@ -2,6 +2,10 @@ use super::*;
 use crate::retrieval::rank::{Candidate, CandidateKind};
 use crate::time::Timestamp;
 
+fn voice() -> Voice {
+    Voice::new("query", "", Timestamp(0))
+}
+
 fn parse(body: &str) -> Result<ParsedRetrieval> {
     parse_retrieval_request(body.as_bytes())
 }
@@ -12,6 +16,7 @@ fn ranked(id: &str, summary: &str, confidence: f64) -> Ranked {
     c.confidence = confidence;
     c.source = "explicit_user_statement".into();
     Ranked {
+        relevance: 1.0,
         candidate: c,
         score: 7.5,
         signals: None,
@@ -109,7 +114,7 @@ fn typed_requests_follow_the_same_rules() {
 
 #[test]
 fn rendering_uses_trust_and_rfc3339() {
-    let body = render_retrieval(&[ranked("m1", "用户希望被称呼为阿澈", 0.9)]);
+    let body = render_retrieval(&[ranked("m1", "用户希望被称呼为阿澈", 0.9)], &voice());
     let m = &body.memories[0];
     assert_eq!(m.id, "m1");
     assert_eq!(m.memory_type, "profile");
@@ -118,21 +123,24 @@ fn rendering_uses_trust_and_rfc3339() {
     assert_eq!(m.source, "explicit_user_statement");
     let json = serde_json::to_value(&body).unwrap();
     assert_eq!(json["memories"][0]["type"], "profile");
-    let wild = render_retrieval(&[ranked("a", "x", 3.0), ranked("b", "y", f64::NAN)]);
+    let wild = render_retrieval(
+        &[ranked("a", "x", 3.0), ranked("b", "y", f64::NAN)],
+        &voice(),
+    );
     assert_eq!(wild.memories[0].confidence, 1.0);
     assert_eq!(wild.memories[1].confidence, 0.0);
 }
 
 #[test]
 fn nothing_found_is_an_empty_list() {
-    let json = serde_json::to_string(&render_retrieval(&[])).unwrap();
+    let json = serde_json::to_string(&render_retrieval(&[], &voice())).unwrap();
     assert_eq!(json, r#"{"memories":[]}"#);
 }
 
 #[test]
 fn long_summaries_are_cut_on_a_character_boundary() {
     let long = "长".repeat(600);
-    let body = render_retrieval(&[ranked("m", &long, 0.5)]);
+    let body = render_retrieval(&[ranked("m", &long, 0.5)], &voice());
     let summary = &body.memories[0].summary;
     assert_eq!(summary.chars().count(), MAX_SUMMARY_CHARS);
     assert!(summary.ends_with('…'));
@@ -147,13 +155,14 @@ fn the_body_stays_under_16_kib_by_dropping_whole_items() {
     let items: Vec<Ranked> = (0..12)
         .map(|i| ranked(&format!("m{i}"), &"记".repeat(800), 0.5))
         .collect();
-    let body = render_retrieval(&items);
+    let body = render_retrieval(&items, &voice());
     let json = serde_json::to_string(&body).unwrap();
     assert!(json.len() <= MAX_BODY_BYTES, "{}", json.len());
     let kept = body.memories.len();
     assert!((9..12).contains(&kept), "{kept}");
     // Dropping was necessary: one more item would not have fitted.
-    let one_more = serde_json::to_string(&render_retrieval(&items[kept..kept + 1])).unwrap();
+    let one_more =
+        serde_json::to_string(&render_retrieval(&items[kept..kept + 1], &voice())).unwrap();
     assert!(json.len() + one_more.len() - r#"{"memories":[]}"#.len() + 1 > MAX_BODY_BYTES);
     // Kept items are the best-ranked ones, in order.
     let ids: Vec<_> = body.memories.iter().map(|m| m.id.clone()).collect();
@@ -163,4 +172,19 @@ fn the_body_stays_under_16_kib_by_dropping_whole_items() {
     let search = render_search(&items);
     assert!(serde_json::to_string(&search).unwrap().len() <= MAX_BODY_BYTES);
     assert_eq!(search.memories[0].score, 7.5);
+}
+
+/// Issue 18, item 10: a bidi override in a stored summary was served to the character as is.
+#[test]
+fn bidi_overrides_and_controls_never_reach_the_character() {
+    let stored = "User\u{202E}eman ym si\u{202C} Alex\u{2067}!\u{2069}\u{0}\u{1b}[31m\nnext\tline \u{200F}ok";
+    let body = render_retrieval(&[ranked("pkg:Na\u{202E}me", stored, 0.9)], &voice());
+    let m = &body.memories[0];
+    assert_eq!(m.summary, "Usereman ym si Alex![31m\nnext\tline \u{200F}ok");
+    assert_eq!(m.id, "pkg:Name");
+    // The admin search shows the text as stored.
+    assert_eq!(
+        render_search(&[ranked("x", stored, 0.9)]).memories[0].summary,
+        stored
+    );
 }

@@ -31,8 +31,9 @@
 //! docs/BENCHMARKS.md), never fitted to individual questions.
 
 use super::lexical::{bm25_term, idf, CONTEXT_WEIGHT, KEYWORD_BOOST};
+use super::query::{analyse, Names, Speaker, Subject};
 use super::timeparse::DateRange;
-use super::tokenize::{tokenize, tokenize_memo, tokenize_query};
+use super::tokenize::tokenize_memo;
 use crate::memory::MemoryType;
 use crate::ports::CorpusStats;
 use crate::sensitive::Category;
@@ -55,6 +56,10 @@ pub struct Weights {
     pub strength: f64,
     pub recency: f64,
     pub time: f64,
+    /// A conversation turn by the speaker the query is about (see [`super::query`]).
+    pub speaker: f64,
+    /// BM25 of the summary's best-matching sentence (same scale as `lexical`).
+    pub sentence: f64,
 }
 
 /// The weights every route uses. Lexical evidence dominates. The vector weight is set for the
@@ -64,13 +69,15 @@ pub struct Weights {
 /// [`WEIGHTS_MODEL_EMBEDDINGS`]. A requested date range is a strong but not total boost;
 /// strength and recency only order otherwise similar memories.
 pub const WEIGHTS: Weights = Weights {
-    lexical: 1.0,
+    lexical: 0.9,
     keywords: 0.3,
     proximity: 0.2,
     vector: 0.1,
     strength: 0.1,
     recency: 0.05,
     time: 0.4,
+    speaker: 0.3,
+    sentence: 0.2,
 };
 
 /// [`WEIGHTS`] for a semantic embedding model (bge-m3, OpenAI), whose similarity adds what
@@ -114,6 +121,10 @@ pub struct Candidate {
     /// Text around the item that is not the item (e.g. neighbouring conversation turns),
     /// matched at [`super::lexical::CONTEXT_WEIGHT`]. Empty for most candidates.
     pub context: String,
+    /// Who said it, for conversation turns.
+    pub speaker: Option<Speaker>,
+    /// The conversation turns it came from ([`crate::memory::Memory::source_turns`]).
+    pub source_turns: Vec<String>,
     /// Marked sensitive (never returned by memory_retrieval), and why when known.
     pub sensitive: bool,
     pub sensitive_category: Option<Category>,
@@ -141,6 +152,8 @@ impl Candidate {
             strength: 1.0,
             vector_similarity: None,
             context: String::new(),
+            speaker: None,
+            source_turns: Vec::new(),
             sensitive: false,
             sensitive_category: None,
         }
@@ -157,12 +170,17 @@ pub struct RankRequest {
     /// Fill [`Ranked::signals`].
     pub debug: bool,
     pub now: Timestamp,
+    /// How the query may name the user and the character.
+    pub names: Names,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ranked {
     pub candidate: Candidate,
     pub score: f64,
+    /// The part of `score` that says how well the item matches the query (every signal but
+    /// strength and recency): what the relevance floor compares (see [`super::select`]).
+    pub relevance: f64,
     /// Each signal's contribution to `score` (debug only); they sum to `score`.
     pub signals: Option<IndexMap<String, f64>>,
 }
@@ -170,6 +188,9 @@ pub struct Ranked {
 /// The query, analysed once.
 struct Query {
     terms: Vec<String>,
+    /// Each term's weight in the query (older lines of a dialogue weigh less).
+    weights: Vec<f64>,
+    subject: Option<Subject>,
     idf: Vec<f64>,
     idf_sum: f64,
     avg_len: f64,
@@ -184,6 +205,10 @@ struct Analysis {
     keyword_hit: Vec<bool>,
     len: f64,
     proximity: f64,
+    /// Term frequencies and length of each sentence of the summary: a
+    /// long turn that states one relevant thing in passing ("… By the way, I just got an Air
+    /// Fryer") is found by that sentence, not diluted by the rest.
+    sentences: Vec<(Vec<f64>, f64)>,
 }
 
 impl Analysis {
@@ -198,7 +223,26 @@ impl Analysis {
             keyword_hit: vec![false; terms.len()],
             len: 0.0,
             proximity: 0.0,
+            sentences: Vec::new(),
         };
+        // Every candidate has at least one sentence (its whole summary), so a one-sentence
+        // memory is not at a disadvantage.
+        let mut parts = crate::dream::text::sentences(&c.summary);
+        if parts.is_empty() {
+            parts.push(&c.summary);
+        }
+        {
+            for part in parts {
+                let tokens = tokenize_memo(part);
+                let mut tf = vec![0.0; terms.len()];
+                for token in tokens.iter() {
+                    if let Some(&i) = position.get(token.as_str()) {
+                        tf[i] += 1.0;
+                    }
+                }
+                a.sentences.push((tf, tokens.len() as f64));
+            }
+        }
         let summary = tokenize_memo(&c.summary);
         a.add_field(&summary, 1.0, &position, false);
         for keyword in &c.keywords {
@@ -229,25 +273,18 @@ impl Analysis {
 }
 
 impl Query {
-    /// `stats.df` must follow `tokenize_query(query)`; if it does not (or the corpus is empty),
-    /// the candidates themselves serve as the corpus.
-    fn new(text: &str) -> Self {
-        let terms = tokenize_query(text);
-        let words: Vec<String> = tokenize(text)
-            .into_iter()
-            .filter(|t| !t.chars().any(super::tokenize::is_cjk))
-            .collect();
-        let pairs = words
-            .windows(2)
-            .filter(|w| w[0] != w[1])
-            .map(|w| (w[0].clone(), w[1].clone()))
-            .collect();
+    /// `stats.df` must follow [`query_terms`]; if it does not (or the corpus is empty), the
+    /// candidates themselves serve as the corpus.
+    fn new(text: &str, names: &Names) -> Self {
+        let analysis = analyse(text, names);
         Query {
-            terms,
+            terms: analysis.terms,
+            weights: analysis.weights,
+            subject: analysis.subject,
             idf: Vec::new(),
             idf_sum: 0.0,
             avg_len: 1.0,
-            pairs,
+            pairs: analysis.pairs,
         }
     }
 
@@ -263,7 +300,11 @@ impl Query {
                 .collect();
             (n, avg.max(1.0), df)
         };
-        self.idf = df.iter().map(|&df| idf(n, df)).collect();
+        self.idf = df
+            .iter()
+            .zip(&self.weights)
+            .map(|(&df, w)| idf(n, df) * w)
+            .collect();
         self.idf_sum = self.idf.iter().sum();
         self.avg_len = avg_len;
     }
@@ -285,7 +326,7 @@ pub fn rank_with(
         .into_iter()
         .filter(|c| req.types.is_empty() || req.types.contains(&c.memory_type))
         .collect();
-    let mut query = Query::new(&req.query);
+    let mut query = Query::new(&req.query, &req.names);
     let analyses: Vec<Analysis> = candidates
         .iter()
         .map(|c| Analysis::new(c, &query.terms, &query.pairs))
@@ -299,6 +340,12 @@ pub fn rank_with(
             let signals = score(weights, &query, req, &c, a)?;
             Some(Ranked {
                 score: signals.iter().sum(),
+                relevance: signals
+                    .iter()
+                    .zip(SIGNALS)
+                    .filter(|(_, name)| !ORDER_ONLY_SIGNALS.contains(name))
+                    .map(|(v, _)| v)
+                    .sum(),
                 signals: req.debug.then(|| {
                     SIGNALS
                         .iter()
@@ -320,7 +367,7 @@ pub fn rank_with(
 }
 
 /// Signal names, in the order of [`score`]'s array (the debug output's keys).
-pub const SIGNALS: [&str; 7] = [
+pub const SIGNALS: [&str; 9] = [
     "lexical",
     "keywords",
     "proximity",
@@ -328,7 +375,13 @@ pub const SIGNALS: [&str; 7] = [
     "strength",
     "recency",
     "time",
+    "speaker",
+    "sentence",
 ];
+
+/// Signals that order similar matches but say nothing about how well the content matches
+/// (the speaker signal says whose words they are, true of every fact about the user).
+const ORDER_ONLY_SIGNALS: [&str; 3] = ["strength", "recency", "speaker"];
 
 /// The weighted signals of one candidate, or `None` if it is not relevant at all.
 fn score(
@@ -337,7 +390,7 @@ fn score(
     req: &RankRequest,
     c: &Candidate,
     a: &Analysis,
-) -> Option<[f64; 7]> {
+) -> Option<[f64; 9]> {
     let mut bm25 = 0.0;
     let mut keyword_idf = 0.0;
     for (i, &idf) in q.idf.iter().enumerate() {
@@ -347,6 +400,17 @@ fn score(
         }
     }
     let share = |x: f64| if q.idf_sum > 0.0 { x / q.idf_sum } else { 0.0 };
+    let best_sentence = a
+        .sentences
+        .iter()
+        .map(|(tf, len)| {
+            q.idf
+                .iter()
+                .zip(tf)
+                .map(|(&idf, &tf)| bm25_term(idf, tf, *len, q.avg_len))
+                .sum::<f64>()
+        })
+        .fold(0.0, f64::max);
     let (lexical, keyword) = (share(bm25), share(keyword_idf));
     let vector = c.vector_similarity.unwrap_or(0.0).max(0.0);
     let in_range = req
@@ -365,7 +429,28 @@ fn score(
         w.strength * c.strength.clamp(0.0, 1.0),
         w.recency * recency,
         if in_range { w.time } else { 0.0 },
+        w.speaker * speaker_match(q.subject, c.speaker),
+        w.sentence * share(best_sentence),
     ])
+}
+
+/// 1 when a conversation turn is by the speaker the query is about; facts (no speaker) are
+/// the user's, so they count as the user's words.
+fn speaker_match(subject: Option<Subject>, speaker: Option<Speaker>) -> f64 {
+    let Some(subject) = subject else {
+        return 0.0;
+    };
+    match (subject.speaker, speaker) {
+        (s, Some(c)) if s == c => subject.strength,
+        (Speaker::User, None) => subject.strength,
+        _ => 0.0,
+    }
+}
+
+/// The terms a query is searched and scored with (the lexical index and the corpus
+/// statistics must be asked for exactly these).
+pub fn query_terms(query: &str, names: &Names) -> Vec<String> {
+    analyse(query, names).terms
 }
 
 /// Share of the query's adjacent word pairs found adjacent in the summary.

@@ -3,6 +3,7 @@
 use super::*;
 use crate::retrieval::lexical::LexicalIndex;
 use crate::retrieval::timeparse::parse_time_range;
+use crate::retrieval::tokenize::tokenize_query;
 
 fn now() -> Timestamp {
     Timestamp::parse("2026-04-08T12:00:00Z").unwrap()
@@ -97,6 +98,7 @@ fn request(query: &str) -> RankRequest {
         max_results: 5,
         debug: false,
         now: now(),
+        names: Default::default(),
     }
 }
 

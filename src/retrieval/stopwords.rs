@@ -5,6 +5,11 @@
 //! that are particles, pronouns or copulas (dropped as unigrams; bigrams containing them are kept,
 //! so "喜欢" still matches) and a few question / pronoun bigrams that appear in almost every
 //! question a user asks.
+#![deny(
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    clippy::arithmetic_side_effects
+)]
 
 /// Sorted, so lookups are a binary search.
 const ENGLISH: &[&str] = &[
@@ -208,11 +213,14 @@ pub fn is_chinese_stop_char(c: char) -> bool {
 }
 
 pub fn is_chinese_stop_bigram(a: char, b: char) -> bool {
-    let mut buf = [0u8; 8];
-    let la = a.encode_utf8(&mut buf).len();
-    let lb = b.encode_utf8(&mut buf[la..]).len();
-    let pair = std::str::from_utf8(&buf[..la + lb]).unwrap_or("");
-    CHINESE_BIGRAMS.binary_search(&pair).is_ok()
+    // UTF-8 orders like the code points it encodes, so comparing characters keeps the
+    // list's (byte) order, and no string is built in the tokenizer's hot loop.
+    CHINESE_BIGRAMS
+        .binary_search_by(|probe| {
+            let mut chars = probe.chars();
+            (chars.next(), chars.next(), chars.next()).cmp(&(Some(a), Some(b), None))
+        })
+        .is_ok()
 }
 
 #[cfg(test)]

@@ -5,6 +5,9 @@
 //!   N天前 / N days ago (widened by a day either side from 3 days on: people round);
 //! - weeks (Monday to Sunday): 这周/本周/这个星期/this week (to today), 上周/上星期/上礼拜/last week,
 //!   下周/next week, N周前 / N weeks ago (the 7 days around that day), past week / 这几天 (7 days);
+//! - weekends: 这周末/this weekend, 下周末/next weekend, 上周末/last weekend; ahead: 后天, 大后天,
+//!   下个月/next month, 明年/next year (the dream reads plans with the same lexicon, through
+//!   [`time_mentions`], looking further ahead);
 //! - months: 这个月/本月/this month, 上个月/上月/last month, N个月前 / N months ago (that month),
 //!   4月 / 4月份 / in April / April 2023;
 //! - years: 今年/this year, 去年/last year, 前年, N年前 / N years ago, 2023年;
@@ -15,9 +18,22 @@
 //!
 //! Chinese numerals (一 … 十二, 两) and English number words (one … twelve, a/an before a unit)
 //! count as numbers. Several expressions in one text give the smallest range covering them all.
+//! Counts beyond ten thousand years ([`MAX_DAYS_AGO`] and the like) are not read as times, and
+//! every date is computed with checked arithmetic ([`crate::time::calendar`]): no text panics.
+#![deny(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 
+use crate::time::calendar::{self, minus_days, plus_days};
 use crate::time::Timestamp;
-use chrono::{Datelike, Duration, Months, NaiveDate};
+use chrono::{Datelike, NaiveDate};
+
+/// The largest counts of "N days/weeks/months/years ago" read as a time: ten thousand years
+/// back. A larger count is not a time expression (its words stay plain query text), so every
+/// date computed from one stays far inside the calendar's range.
+pub const MAX_YEARS_AGO: u32 = 10_000;
+pub const MAX_MONTHS_AGO: u32 = 12 * MAX_YEARS_AGO;
+/// Ten thousand Gregorian years (3,652,425 days) in weeks and days.
+pub const MAX_WEEKS_AGO: u32 = 521_775;
+pub const MAX_DAYS_AGO: u32 = 3_652_425;
 
 /// Dates from `start` to `end`, both included.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,20 +66,60 @@ impl DateRange {
     pub fn union(self, other: DateRange) -> DateRange {
         DateRange::new(self.start.min(other.start), self.end.max(other.end))
     }
+
+    fn of((start, end): (NaiveDate, NaiveDate)) -> Self {
+        DateRange::new(start, end)
+    }
+
+    /// `slack` days either side of `date`.
+    fn around(date: NaiveDate, slack: i64) -> Option<Self> {
+        Some(DateRange::new(
+            minus_days(date, slack)?,
+            plus_days(date, slack)?,
+        ))
+    }
 }
 
 /// The date range `text` speaks of, if any.
 pub fn parse_time_range(text: &str, today: NaiveDate) -> Option<DateRange> {
-    let tokens = lex(&super::tokenize::normalize(text));
-    let mut found: Option<DateRange> = None;
-    let mut i = 0;
+    time_mentions(text, today, LOOKAHEAD_DAYS)
+        .into_iter()
+        .map(|m| m.range)
+        .reduce(DateRange::union)
+}
+
+/// A time expression found in a text: its range, the bytes it covers, and whether it is
+/// vague (最近, recently: a stretch of the past rather than a date of something).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeMention {
+    pub range: DateRange,
+    pub span: (usize, usize),
+    pub vague: bool,
+}
+
+/// Every time expression of `text`, in order. A date without a year resolves to its latest
+/// occurrence at most `lookahead_days` after `today` (retrieval looks back: 28 days; the
+/// dream, reading plans, looks ahead almost a year).
+pub fn time_mentions(text: &str, today: NaiveDate, lookahead_days: i64) -> Vec<TimeMention> {
+    let (tokens, spans) = lex(text);
+    let mut found = Vec::new();
+    let mut i: usize = 0;
     while i < tokens.len() {
-        match match_at(&tokens[i..], today) {
-            Some((range, used)) => {
-                found = Some(found.map_or(range, |f| f.union(range)));
-                i += used;
+        let rest = from(&tokens, i);
+        match match_at(rest, today, lookahead_days) {
+            Some((range, used, vague)) => {
+                let used = used.max(1);
+                let last = i.saturating_add(used).saturating_sub(1);
+                if let (Some(first), Some(end)) = (spans.get(i), spans.get(last)) {
+                    found.push(TimeMention {
+                        range,
+                        span: (first.0, end.1),
+                        vague,
+                    });
+                }
+                i = i.saturating_add(used);
             }
-            None => i += 1,
+            None => i = i.saturating_add(1),
         }
     }
     found
@@ -87,46 +143,63 @@ enum Tok {
     Char(char),
 }
 
+/// `tokens` from position `i` on (empty past the end).
+fn from(tokens: &[Tok], i: usize) -> &[Tok] {
+    tokens.get(i..).unwrap_or_default()
+}
+
 /// Numbers (ASCII digits, ordinals like "8th", Chinese numerals), Latin words, single other
-/// characters; whitespace dropped.
-fn lex(text: &str) -> Vec<Tok> {
-    let chars: Vec<char> = text.chars().collect();
+/// characters; whitespace dropped. Each token comes with its byte span in `text`; letters
+/// are lowercased and full-width forms read as ASCII (what NFKC would do to them).
+fn lex(text: &str) -> (Vec<Tok>, Vec<(usize, usize)>) {
+    let mut chars = text
+        .char_indices()
+        .map(|(i, c)| (i, fold_char(c)))
+        .peekable();
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
+    let mut spans = Vec::new();
+    while let Some((start, c)) = chars.next() {
         if c.is_whitespace() {
-            i += 1;
-        } else if c.is_ascii_alphanumeric() {
-            let start = i;
-            while i < chars.len() && chars[i].is_ascii_alphanumeric() {
-                i += 1;
+            continue;
+        }
+        if c.is_ascii_alphanumeric() {
+            let mut word = String::from(c);
+            while let Some((_, next)) = chars.next_if(|(_, c)| c.is_ascii_alphanumeric()) {
+                word.push(next);
             }
-            let word: String = chars[start..i].iter().collect();
             out.push(number_of_word(&word).map_or(Tok::Word(word), Tok::Num));
-        } else if chinese_digit(c).is_some() {
-            let start = i;
-            while i < chars.len() && chinese_digit(chars[i]).is_some() {
-                i += 1;
+        } else if let Some(first) = chinese_digit(c) {
+            let mut run = vec![first];
+            while let Some(d) = chars.peek().and_then(|&(_, c)| chinese_digit(c)) {
+                chars.next();
+                run.push(d);
             }
-            let run: Vec<u32> = chars[start..i]
-                .iter()
-                .filter_map(|&c| chinese_digit(c))
-                .collect();
             out.push(chinese_number(&run).map_or(Tok::Char(c), Tok::Num));
         } else {
             out.push(Tok::Char(c));
-            i += 1;
         }
+        let end = chars.peek().map_or(text.len(), |&(i, _)| i);
+        spans.push((start, end));
     }
-    out
+    (out, spans)
+}
+
+/// Lowercase, full-width ASCII as ASCII.
+fn fold_char(c: char) -> char {
+    let c = match u32::from(c) {
+        0x3000 => ' ',
+        n @ 0xFF01..=0xFF5E => n.checked_sub(0xFEE0).and_then(char::from_u32).unwrap_or(c),
+        _ => c,
+    };
+    c.to_lowercase().next().unwrap_or(c)
 }
 
 fn number_of_word(word: &str) -> Option<u32> {
     let digits = word.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-    let suffix = &word[digits.len()..];
+    let suffix = word.strip_prefix(digits).unwrap_or_default();
     if !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) {
         return match suffix {
+            // Too many digits for a u32: not a number we read.
             "" | "st" | "nd" | "rd" | "th" => digits.parse().ok(),
             _ => None,
         };
@@ -135,28 +208,29 @@ fn number_of_word(word: &str) -> Option<u32> {
         "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
         "twelve",
     ];
-    WORDS.iter().position(|w| *w == word).map(|p| p as u32 + 1)
+    (1..).zip(WORDS).find(|(_, w)| *w == word).map(|(n, _)| n)
 }
 
 fn chinese_digit(c: char) -> Option<u32> {
-    "零一二三四五六七八九十两"
-        .chars()
-        .position(|d| d == c)
-        .map(|p| match p {
-            10 => 10,
-            11 => 2,
-            p => p as u32,
-        })
+    match c {
+        '十' => Some(10),
+        '两' => Some(2),
+        _ => (0..)
+            .zip("零一二三四五六七八九".chars())
+            .find(|(_, d)| *d == c)
+            .map(|(n, _)| n),
+    }
 }
 
-/// 一 … 九十九 from their digit values (十 = 10).
+/// 一 … 九十九 from their digit values (十 = 10); every digit is at most 10.
 fn chinese_number(run: &[u32]) -> Option<u32> {
-    match run {
+    let tens = |t: u32| t.checked_mul(10);
+    match *run {
         [10] => Some(10),
-        [d] => Some(*d),
-        [10, u] => Some(10 + u),
-        [t, 10] => Some(t * 10),
-        [t, 10, u] => Some(t * 10 + u),
+        [d] => Some(d),
+        [10, u] => 10u32.checked_add(u),
+        [t, 10] => tens(t),
+        [t, 10, u] => tens(t)?.checked_add(u),
         _ => None,
     }
 }
@@ -176,28 +250,34 @@ fn month_of_word(word: &str) -> Option<u32> {
         "november",
         "december",
     ];
-    if let Some(p) = MONTHS.iter().position(|m| *m == word) {
-        return Some(p as u32 + 1);
-    }
     // Abbreviations; "may" and "march" double as verbs, so they never stand alone anyway.
     const ABBREVIATIONS: [&str; 12] = [
         "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
     ];
     let word = if word == "sept" { "sep" } else { word };
-    ABBREVIATIONS
-        .iter()
-        .position(|m| *m == word)
-        .map(|p| p as u32 + 1)
+    (1..)
+        .zip(MONTHS.iter().zip(ABBREVIATIONS))
+        .find(|(_, (full, short))| **full == word || *short == word)
+        .map(|(n, _)| n)
 }
 
-/// A fixed phrase: CJK characters or English words.
+/// A fixed phrase: CJK characters or English words. Compared token by token without building
+/// the phrase's tokens (this runs for every phrase at every position of the text).
 fn phrase(tokens: &[Tok], text: &str) -> Option<usize> {
-    let parts: Vec<Tok> = if text.is_ascii() {
-        text.split(' ').map(|w| Tok::Word(w.to_string())).collect()
+    let mut rest = tokens.iter();
+    let mut used: usize = 0;
+    if text.is_ascii() {
+        for word in text.split(' ') {
+            matches!(rest.next(), Some(Tok::Word(w)) if w == word).then_some(())?;
+            used = used.saturating_add(1);
+        }
     } else {
-        text.chars().map(Tok::Char).collect()
-    };
-    (tokens.len() >= parts.len() && tokens[..parts.len()] == parts[..]).then_some(parts.len())
+        for c in text.chars() {
+            (rest.next() == Some(&Tok::Char(c))).then_some(())?;
+            used = used.saturating_add(1);
+        }
+    }
+    Some(used)
 }
 
 fn first_phrase(tokens: &[Tok], texts: &[&str]) -> Option<usize> {
@@ -212,202 +292,307 @@ fn is_word(tok: Option<&Tok>, options: &[&str]) -> bool {
     matches!(tok, Some(Tok::Word(w)) if options.contains(&w.as_str()))
 }
 
-fn week_of(date: NaiveDate) -> DateRange {
-    let monday = date - Duration::days(date.weekday().num_days_from_monday() as i64);
-    DateRange::new(monday, monday + Duration::days(6))
+/// Monday to Sunday of `date`'s week.
+fn week_of(date: NaiveDate) -> Option<DateRange> {
+    let monday = calendar::monday_of(date)?;
+    Some(DateRange::new(monday, plus_days(monday, 6)?))
+}
+
+/// Saturday and Sunday of `date`'s week.
+fn weekend_of(date: NaiveDate) -> Option<DateRange> {
+    let monday = calendar::monday_of(date)?;
+    Some(DateRange::new(plus_days(monday, 5)?, plus_days(monday, 6)?))
 }
 
 fn month_of(year: i32, month: u32) -> Option<DateRange> {
-    let first = NaiveDate::from_ymd_opt(year, month, 1)?;
-    let next = first.checked_add_months(Months::new(1))?;
-    Some(DateRange::new(first, next - Duration::days(1)))
+    calendar::month_bounds(year, month).map(DateRange::of)
 }
 
 fn year_of(year: i32) -> Option<DateRange> {
-    Some(DateRange::new(
-        NaiveDate::from_ymd_opt(year, 1, 1)?,
-        NaiveDate::from_ymd_opt(year, 12, 31)?,
-    ))
+    calendar::year_bounds(year).map(DateRange::of)
 }
 
-/// How far ahead a date without a year may lie: memories are mostly about the past, but an
-/// appointment a few weeks away is asked about too.
-const LOOKAHEAD_DAYS: i64 = 28;
+/// A year said as a number (2023年, "May 2023"): the years a timestamp can hold, 0–9999.
+fn year_number(n: u32) -> Option<i32> {
+    i32::try_from(n).ok().filter(|y| *y <= 9999)
+}
 
-/// The latest occurrence of month/day at most [`LOOKAHEAD_DAYS`] after `today`.
-fn nearest_date(month: u32, day: u32, today: NaiveDate) -> Option<NaiveDate> {
-    let limit = today + Duration::days(LOOKAHEAD_DAYS);
-    (today.year() - 1..=today.year() + 1)
-        .rev()
+/// How far ahead a date without a year may lie in a query: memories are mostly about the
+/// past, but an appointment a few weeks away is asked about too.
+pub const LOOKAHEAD_DAYS: i64 = 28;
+
+/// The latest occurrence of month/day at most `lookahead` days after `today`.
+fn nearest_date(month: u32, day: u32, today: NaiveDate, lookahead: i64) -> Option<NaiveDate> {
+    let limit = plus_days(today, lookahead)?;
+    let year = today.year();
+    [year.checked_add(1), Some(year), year.checked_sub(1)]
+        .into_iter()
+        .flatten()
         .filter_map(|y| NaiveDate::from_ymd_opt(y, month, day))
         .find(|d| *d <= limit)
 }
 
-/// The latest month of that name starting at most [`LOOKAHEAD_DAYS`] after `today`.
-fn nearest_month(month: u32, today: NaiveDate) -> Option<DateRange> {
-    let first = nearest_date(month, 1, today)?;
+/// The latest month of that name starting at most `lookahead` days after `today`.
+fn nearest_month(month: u32, today: NaiveDate, lookahead: i64) -> Option<DateRange> {
+    let first = nearest_date(month, 1, today, lookahead)?;
     month_of(first.year(), month)
 }
 
-fn days_ago(n: u32, today: NaiveDate) -> DateRange {
-    let day = today - Duration::days(n as i64);
-    let slack = if n >= 3 { 1 } else { 0 };
-    DateRange::new(day - Duration::days(slack), day + Duration::days(slack))
+/// N days ago: that day, widened by a day either side from 3 days on (people round).
+fn days_ago(n: u32, today: NaiveDate) -> Option<DateRange> {
+    if n > MAX_DAYS_AGO {
+        return None;
+    }
+    let day = minus_days(today, i64::from(n))?;
+    DateRange::around(day, if n >= 3 { 1 } else { 0 })
 }
 
+/// N weeks ago: the 7 days around that day.
+fn weeks_ago(n: u32, today: NaiveDate) -> Option<DateRange> {
+    if n > MAX_WEEKS_AGO {
+        return None;
+    }
+    let day = minus_days(today, i64::from(n).checked_mul(7)?)?;
+    DateRange::around(day, 3)
+}
+
+/// N months ago: that calendar month.
 fn months_ago(n: u32, today: NaiveDate) -> Option<DateRange> {
-    let d = today.checked_sub_months(Months::new(n))?;
+    if n > MAX_MONTHS_AGO {
+        return None;
+    }
+    let d = calendar::minus_months(today, n)?;
     month_of(d.year(), d.month())
 }
 
-/// A time expression starting at `tokens[0]`: its range and how many tokens it used.
-fn match_at(tokens: &[Tok], today: NaiveDate) -> Option<(DateRange, usize)> {
-    let day = |n: i64| DateRange::day(today + Duration::days(n));
-    let this_week = DateRange::new(week_of(today).start, today);
-    let last_week = week_of(today - Duration::days(7));
-    let recent = DateRange::new(today - Duration::days(13), today);
-    let past_week = DateRange::new(today - Duration::days(6), today);
-    let this_month = DateRange::new(today.with_day(1)?, today);
-    let relative: [(&[&str], Option<DateRange>); 15] = [
-        (&["大前天"], Some(day(-3))),
-        (&["前天", "day before yesterday"], Some(day(-2))),
-        (&["昨天", "昨日", "昨晚", "yesterday"], Some(day(-1))),
-        (&["今天", "今日", "今晚", "today", "tonight"], Some(day(0))),
-        (&["明天", "明日", "tomorrow"], Some(day(1))),
-        (
-            &["上个星期", "上星期", "上礼拜", "上周", "last week"],
-            Some(last_week),
-        ),
-        (
-            &["这个星期", "这星期", "这礼拜", "这周", "本周", "this week"],
-            Some(this_week),
-        ),
-        (
-            &["下个星期", "下星期", "下周", "next week"],
-            Some(week_of(today + Duration::days(7))),
-        ),
-        (
-            &["这几天", "past week", "past few days", "last few days"],
-            Some(past_week),
-        ),
-        (
-            &["最近", "近来", "近期", "recently", "lately", "these days"],
-            Some(recent),
-        ),
-        (&["上个月", "上月", "last month"], months_ago(1, today)),
-        (&["这个月", "本月", "this month"], Some(this_month)),
-        (&["去年", "last year"], year_of(today.year() - 1)),
-        (&["今年", "this year"], year_of(today.year())),
-        (&["前年"], year_of(today.year() - 2)),
-    ];
-    for (phrases, range) in relative {
-        if let Some(used) = first_phrase(tokens, phrases) {
-            return range.map(|r| (r, used));
-        }
+/// N years ago: that calendar year.
+fn years_ago(n: u32, today: NaiveDate) -> Option<DateRange> {
+    if n > MAX_YEARS_AGO {
+        return None;
     }
-    match_numeric(tokens, today)
+    year_of(today.year().checked_sub(i32::try_from(n).ok()?)?)
 }
 
-fn match_numeric(tokens: &[Tok], today: NaiveDate) -> Option<(DateRange, usize)> {
+/// The range a relative phrase names, from today.
+type FromToday = fn(NaiveDate) -> Option<DateRange>;
+
+/// A relative phrase that is a stretch of the past rather than the date of something.
+const VAGUE: bool = true;
+
+/// Fixed phrases relative to today, and whether they are vague. A longer phrase comes before
+/// the shorter one it starts with (这周末 before 这周).
+const RELATIVE: [(&[&str], FromToday, bool); 22] = [
+    (&["大前天"], |t| day_of(t, -3), false),
+    (&["前天", "day before yesterday"], |t| day_of(t, -2), false),
+    (
+        &["昨天", "昨日", "昨晚", "yesterday"],
+        |t| day_of(t, -1),
+        false,
+    ),
+    (
+        &["今天", "今日", "今晚", "today", "tonight"],
+        |t| Some(DateRange::day(t)),
+        false,
+    ),
+    (&["大后天"], |t| day_of(t, 3), false),
+    (&["后天", "day after tomorrow"], |t| day_of(t, 2), false),
+    (
+        &["明天", "明日", "明晚", "tomorrow"],
+        |t| day_of(t, 1),
+        false,
+    ),
+    (
+        &["这周末", "这个周末", "本周末", "this weekend"],
+        |t| weekend_of(t),
+        false,
+    ),
+    (
+        &["下周末", "下个周末", "next weekend"],
+        |t| weekend_of(plus_days(t, 7)?),
+        false,
+    ),
+    (
+        &["上周末", "上个周末", "last weekend"],
+        |t| weekend_of(minus_days(t, 7)?),
+        false,
+    ),
+    (
+        &["上个星期", "上星期", "上礼拜", "上周", "last week"],
+        |t| week_of(minus_days(t, 7)?),
+        false,
+    ),
+    (
+        &["这个星期", "这星期", "这礼拜", "这周", "本周", "this week"],
+        |t| Some(DateRange::new(calendar::monday_of(t)?, t)),
+        false,
+    ),
+    (
+        &["下个星期", "下星期", "下礼拜", "下周", "next week"],
+        |t| week_of(plus_days(t, 7)?),
+        false,
+    ),
+    (
+        &["这几天", "past week", "past few days", "last few days"],
+        |t| Some(DateRange::new(minus_days(t, 6)?, t)),
+        VAGUE,
+    ),
+    (
+        &["最近", "近来", "近期", "recently", "lately", "these days"],
+        |t| Some(DateRange::new(minus_days(t, 13)?, t)),
+        VAGUE,
+    ),
+    (
+        &["上个月", "上月", "last month"],
+        |t| months_ago(1, t),
+        false,
+    ),
+    (
+        &["这个月", "本月", "this month"],
+        |t| Some(DateRange::new(t.with_day(1)?, t)),
+        false,
+    ),
+    (
+        &["下个月", "下月", "next month"],
+        |t| {
+            let d = calendar::plus_months(t, 1)?;
+            month_of(d.year(), d.month())
+        },
+        false,
+    ),
+    (&["去年", "last year"], |t| years_ago(1, t), false),
+    (&["今年", "this year"], |t| year_of(t.year()), false),
+    (
+        &["明年", "next year"],
+        |t| year_of(t.year().checked_add(1)?),
+        false,
+    ),
+    (&["前年"], |t| years_ago(2, t), false),
+];
+
+/// A time expression starting at `tokens[0]`: its range, how many tokens it used, and
+/// whether it is vague.
+fn match_at(tokens: &[Tok], today: NaiveDate, lookahead: i64) -> Option<(DateRange, usize, bool)> {
+    for (phrases, range, vague) in RELATIVE {
+        if let Some(used) = first_phrase(tokens, phrases) {
+            return range(today).map(|r| (r, used, vague));
+        }
+    }
+    match_numeric(tokens, today, lookahead)
+        .or_else(|| match_words(tokens, today, lookahead))
+        .map(|(r, used)| (r, used, false))
+}
+
+/// The day `n` days from `today`.
+fn day_of(today: NaiveDate, n: i64) -> Option<DateRange> {
+    plus_days(today, n).map(DateRange::day)
+}
+
+fn match_numeric(tokens: &[Tok], today: NaiveDate, lookahead: i64) -> Option<(DateRange, usize)> {
     let at = |i: usize| tokens.get(i);
     let num = |i: usize| match tokens.get(i) {
         Some(Tok::Num(n)) => Some(*n),
         _ => None,
     };
-    let date = |y: i32, m: u32, d: u32| NaiveDate::from_ymd_opt(y, m, d).map(DateRange::day);
+    let date =
+        |y: u32, m: u32, d: u32| NaiveDate::from_ymd_opt(year_number(y)?, m, d).map(DateRange::day);
 
     // 2026-04-08, 2026/4/8, 2026.4.8
     if let (Some(y), Some(m), Some(d)) = (num(0), num(2), num(4)) {
         if y >= 1000 && is_char(at(1), "-/.") && at(3) == at(1) {
-            if let Some(r) = date(y as i32, m, d) {
+            if let Some(r) = date(y, m, d) {
                 return Some((r, 5));
             }
         }
     }
-    if let Some(n) = num(0) {
-        // Chinese: N年M月D日, N年M月, N年, M月D日/号, M月(份), N天前, N周前, N个月前, N年前.
-        if is_char(at(1), "年") {
-            if n >= 1000 {
-                if let (Some(m), true) = (num(2), is_char(at(3), "月")) {
-                    if let (Some(d), true) = (num(4), is_char(at(5), "日号")) {
-                        return date(n as i32, m, d).map(|r| (r, 6));
-                    }
-                    return month_of(n as i32, m).map(|r| (r, 4));
+    let n = num(0)?;
+    // Chinese: N年M月D日, N年M月, N年, M月D日/号, M月(份), N天前, N周前, N个月前, N年前.
+    if is_char(at(1), "年") {
+        if n >= 1000 {
+            if let (Some(m), true) = (num(2), is_char(at(3), "月")) {
+                if let (Some(d), true) = (num(4), is_char(at(5), "日号")) {
+                    return date(n, m, d).map(|r| (r, 6));
                 }
-                return year_of(n as i32).map(|r| (r, 2));
+                return month_of(year_number(n)?, m).map(|r| (r, 4));
             }
-            if is_char(at(2), "前") {
-                return year_of(today.year() - n as i32).map(|r| (r, 3));
-            }
+            return year_of(year_number(n)?).map(|r| (r, 2));
         }
-        if is_char(at(1), "天日") && is_char(at(2), "前") {
-            return Some((days_ago(n, today), 3));
+        if is_char(at(2), "前") {
+            return years_ago(n, today).map(|r| (r, 3));
         }
-        let week_unit = first_phrase(&tokens[1..], &["个星期", "个礼拜", "星期", "礼拜", "周"]);
-        if let Some(used) = week_unit {
-            if is_char(at(1 + used), "前") {
-                let week = today - Duration::days(7 * n as i64);
-                let r = DateRange::new(week - Duration::days(3), week + Duration::days(3));
-                return Some((r, 2 + used));
-            }
+    }
+    if is_char(at(1), "天日") && is_char(at(2), "前") {
+        return days_ago(n, today).map(|r| (r, 3));
+    }
+    let week_unit = first_phrase(from(tokens, 1), &["个星期", "个礼拜", "星期", "礼拜", "周"]);
+    if let Some(used) = week_unit {
+        if is_char(at(used.saturating_add(1)), "前") {
+            return weeks_ago(n, today).map(|r| (r, used.saturating_add(2)));
         }
-        if is_char(at(1), "个") && is_char(at(2), "月") && is_char(at(3), "前") {
-            return months_ago(n, today).map(|r| (r, 4));
+    }
+    if is_char(at(1), "个") && is_char(at(2), "月") && is_char(at(3), "前") {
+        return months_ago(n, today).map(|r| (r, 4));
+    }
+    if is_char(at(1), "月") && (1..=12).contains(&n) {
+        if is_char(at(2), "前") {
+            return months_ago(n, today).map(|r| (r, 3));
         }
-        if is_char(at(1), "月") && (1..=12).contains(&n) {
-            if is_char(at(2), "前") {
-                return months_ago(n, today).map(|r| (r, 3));
-            }
-            if let (Some(d), true) = (num(2), is_char(at(3), "日号")) {
-                return nearest_date(n, d, today).map(|d| (DateRange::day(d), 4));
-            }
-            let used = if is_char(at(2), "份") { 3 } else { 2 };
-            return nearest_month(n, today).map(|r| (r, used));
+        if let (Some(d), true) = (num(2), is_char(at(3), "日号")) {
+            return nearest_date(n, d, today, lookahead).map(|d| (DateRange::day(d), 4));
         }
-        // English: N days/weeks/months/years ago; D Month [Year]; D of Month [Year].
-        if let Some(r) = english_ago(n, &tokens[1..], today) {
-            return Some(r);
-        }
-        let of = usize::from(is_word(at(1), &["of"]));
-        if let Some(Tok::Word(w)) = at(1 + of) {
-            if let Some(m) = month_of_word(w) {
-                let (year, used) = english_year(&tokens[2 + of..]);
-                let found = match year {
-                    Some(y) => NaiveDate::from_ymd_opt(y, m, n),
-                    None => nearest_date(m, n, today),
-                };
-                if let Some(d) = found {
-                    return Some((DateRange::day(d), 2 + of + used));
-                }
+        let used = if is_char(at(2), "份") { 3 } else { 2 };
+        return nearest_month(n, today, lookahead).map(|r| (r, used));
+    }
+    // English: N days/weeks/months/years ago; D Month [Year]; D of Month [Year].
+    if let Some(r) = english_ago(n, from(tokens, 1), today) {
+        return Some(r);
+    }
+    let of = usize::from(is_word(at(1), &["of"]));
+    if let Some(Tok::Word(w)) = at(of.saturating_add(1)) {
+        if let Some(m) = month_of_word(w) {
+            let (year, used) = english_year(from(tokens, of.saturating_add(2)));
+            let found = match year {
+                Some(y) => NaiveDate::from_ymd_opt(y, m, n),
+                None => nearest_date(m, n, today, lookahead),
+            };
+            if let Some(d) = found {
+                return Some((DateRange::day(d), of.saturating_add(2).saturating_add(used)));
             }
         }
     }
-    if is_word(at(0), &["a", "an", "one"]) {
-        if let Some(found) = english_ago(1, &tokens[1..], today) {
+    None
+}
+
+/// Expressions that start with a word: "a week ago", "May 8 [2023]", "May 2023", "in May".
+fn match_words(tokens: &[Tok], today: NaiveDate, lookahead: i64) -> Option<(DateRange, usize)> {
+    let num = |i: usize| match tokens.get(i) {
+        Some(Tok::Num(n)) => Some(*n),
+        _ => None,
+    };
+    if is_word(tokens.first(), &["a", "an", "one"]) {
+        if let Some(found) = english_ago(1, from(tokens, 1), today) {
             return Some(found);
         }
     }
-    // Month D [Year]; Month Year; in Month.
     let month_at = |i: usize| match tokens.get(i) {
         Some(Tok::Word(w)) => month_of_word(w),
         _ => None,
     };
     if let Some(m) = month_at(0) {
         if let Some(d) = num(1).filter(|d| (1..=31).contains(d)) {
-            let (year, used) = english_year(&tokens[2..]);
+            let (year, used) = english_year(from(tokens, 2));
             let found = match year {
                 Some(y) => NaiveDate::from_ymd_opt(y, m, d),
-                None => nearest_date(m, d, today),
+                None => nearest_date(m, d, today, lookahead),
             };
-            return found.map(|d| (DateRange::day(d), 2 + used));
+            return found.map(|d| (DateRange::day(d), used.saturating_add(2)));
         }
         if let Some(y) = num(1).filter(|y| *y >= 1000) {
-            return month_of(y as i32, m).map(|r| (r, 2));
+            return month_of(year_number(y)?, m).map(|r| (r, 2));
         }
     }
-    if is_word(at(0), &["in", "during", "since"]) {
+    if is_word(tokens.first(), &["in", "during", "since"]) {
         if let Some(m) = month_at(1) {
-            return nearest_month(m, today).map(|r| (r, 2));
+            return nearest_month(m, today, lookahead).map(|r| (r, 2));
         }
     }
     None
@@ -417,7 +602,10 @@ fn match_numeric(tokens: &[Tok], today: NaiveDate) -> Option<(DateRange, usize)>
 fn english_year(tokens: &[Tok]) -> (Option<i32>, usize) {
     let comma = usize::from(matches!(tokens.first(), Some(Tok::Char(','))));
     match tokens.get(comma) {
-        Some(Tok::Num(y)) if *y >= 1000 => (Some(*y as i32), comma + 1),
+        Some(Tok::Num(y)) if *y >= 1000 => match year_number(*y) {
+            Some(y) => (Some(y), comma.saturating_add(1)),
+            None => (None, 0),
+        },
         _ => (None, 0),
     }
 }
@@ -431,13 +619,10 @@ fn english_ago(n: u32, tokens: &[Tok], today: NaiveDate) -> Option<(DateRange, u
         return None;
     }
     let range = match unit {
-        "day" => days_ago(n, today),
-        "week" => {
-            let day = today - Duration::days(7 * n as i64);
-            DateRange::new(day - Duration::days(3), day + Duration::days(3))
-        }
+        "day" => days_ago(n, today)?,
+        "week" => weeks_ago(n, today)?,
         "month" => months_ago(n, today)?,
-        "year" => year_of(today.year() - n as i32)?,
+        "year" => years_ago(n, today)?,
         _ => return None,
     };
     Some((range, 3))
@@ -525,6 +710,42 @@ mod tests {
     }
 
     #[test]
+    fn ahead_of_today() {
+        is("下个月", "2026-05-01", "2026-05-31");
+        is("next month", "2026-05-01", "2026-05-31");
+        is("这周末", "2026-04-11", "2026-04-12");
+        is("next weekend", "2026-04-18", "2026-04-19");
+        is("上周末", "2026-04-04", "2026-04-05");
+        is("明年", "2027-01-01", "2027-12-31");
+        is("后天", "2026-04-10", "2026-04-10");
+        is("the day after tomorrow", "2026-04-10", "2026-04-10");
+    }
+
+    #[test]
+    fn mentions_carry_their_spans_and_vagueness() {
+        let text = "我的同学小红下周要来，ＮＥＸＴ MONTH too; 最近好忙";
+        let found = time_mentions(text, today(), LOOKAHEAD_DAYS);
+        let said: Vec<(&str, bool)> = found
+            .iter()
+            .map(|m| (&text[m.span.0..m.span.1], m.vague))
+            .collect();
+        assert_eq!(
+            said,
+            vec![("下周", false), ("ＮＥＸＴ MONTH", false), ("最近", true)]
+        );
+        assert_eq!(
+            found[0].range,
+            DateRange::new(d("2026-04-13"), d("2026-04-19"))
+        );
+        // Looking ahead almost a year, a month or day without a year is the next one.
+        let june = time_mentions("in June", today(), 330);
+        assert_eq!(
+            june[0].range,
+            DateRange::new(d("2026-06-01"), d("2026-06-30"))
+        );
+    }
+
+    #[test]
     fn several_expressions_are_covered_by_one_range() {
         is("昨天和前天", "2026-04-06", "2026-04-07");
     }
@@ -545,6 +766,84 @@ mod tests {
         let r = request_time_range(Some("whenever"), "what did we do last week", today());
         assert_eq!(r, Some(DateRange::new(d("2026-03-30"), d("2026-04-05"))));
         assert_eq!(request_time_range(None, "hello", today()), None);
+    }
+
+    /// Issue 18: these panicked (chrono date arithmetic overflow) and crashed the Worker.
+    #[test]
+    fn huge_counts_are_not_times_and_never_panic() {
+        for text in [
+            "what happened 100000000 days ago",
+            "99999999天前",
+            "100000000 weeks ago",
+            "2147483648 years ago",
+            "4294967295 months ago",
+            "4294967295年前",
+            "4294967295个月前",
+            "4294967295周前",
+            "4294967295 days ago",
+            "4294967296 days ago",
+            "2147483648年",
+            "4294967295-4-8",
+            "May 4294967295",
+        ] {
+            assert_eq!(range(text), None, "{text}");
+        }
+        // What follows a year too large to read is read on its own.
+        is("4294967295年4月8日", "2026-04-08", "2026-04-08");
+        is("May 8, 4294967295", "2025-05-08", "2025-05-08");
+        is("8 May 4294967295", "2025-05-08", "2025-05-08");
+    }
+
+    #[test]
+    fn counts_up_to_the_caps_are_read() {
+        assert_eq!(
+            range("10000 years ago"),
+            Some(("-7974-01-01".into(), "-7974-12-31".into()))
+        );
+        assert!(range(&format!("{MAX_DAYS_AGO} days ago")).is_some());
+        assert_eq!(range(&format!("{} days ago", MAX_DAYS_AGO + 1)), None);
+        assert!(range(&format!("{MAX_WEEKS_AGO}周前")).is_some());
+        assert_eq!(range(&format!("{}周前", MAX_WEEKS_AGO + 1)), None);
+        assert!(range(&format!("{MAX_MONTHS_AGO} months ago")).is_some());
+        assert_eq!(range(&format!("{} months ago", MAX_MONTHS_AGO + 1)), None);
+        assert_eq!(range("10001年前"), None);
+        // Zero counts are today.
+        is("0 days ago", "2026-04-08", "2026-04-08");
+        is("0年前", "2026-01-01", "2026-12-31");
+    }
+
+    #[test]
+    fn a_today_at_the_ends_of_the_calendar_never_panics() {
+        let texts = [
+            "今天",
+            "昨天",
+            "明天",
+            "前天",
+            "大前天",
+            "上周",
+            "这周",
+            "下周",
+            "这几天",
+            "最近",
+            "上个月",
+            "这个月",
+            "去年",
+            "今年",
+            "前年",
+            "12月31日",
+            "1月1日",
+            "3天前",
+            "5 weeks ago",
+            "in May",
+            "May 8",
+            "8 May",
+            "2 years ago",
+        ];
+        for today in [NaiveDate::MIN, NaiveDate::MAX] {
+            for text in texts {
+                let _ = parse_time_range(text, today);
+            }
+        }
     }
 
     #[test]

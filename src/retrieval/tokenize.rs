@@ -9,6 +9,11 @@
 //! - CJK (Han, kana, Hangul): character unigrams (function characters dropped) and every adjacent
 //!   bigram, so Chinese matches without a word segmenter ("过敏" matches as one token and as
 //!   "过" + "敏").
+#![deny(
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    clippy::arithmetic_side_effects
+)]
 
 use super::stopwords::{is_chinese_stop_bigram, is_chinese_stop_char, is_english_stopword};
 use rust_stemmers::{Algorithm, Stemmer};
@@ -76,14 +81,17 @@ pub fn segments(normalized: &str) -> Vec<Segment<'_>> {
         match (start, kind) {
             (Some((_, cur)), Some(k)) if cur == k => {}
             (Some((s, cur)), k) => {
-                out.push(segment(&normalized[s..i], cur));
+                out.push(segment(normalized.get(s..i).unwrap_or_default(), cur));
                 start = k.map(|k| (i, k));
             }
             (None, k) => start = k.map(|k| (i, k)),
         }
     }
     if let Some((s, cur)) = start {
-        out.push(segment(&normalized[s..bytes_len], cur));
+        out.push(segment(
+            normalized.get(s..bytes_len).unwrap_or_default(),
+            cur,
+        ));
     }
     out
 }
@@ -132,7 +140,7 @@ pub fn cjk_terms(run: &str, out: &mut Vec<String>) {
         if !is_chinese_stop_char(c) {
             out.push(c.to_string());
         }
-        if let Some(&next) = chars.get(i + 1) {
+        if let Some(&next) = chars.get(i.saturating_add(1)) {
             let both_function_chars = is_chinese_stop_char(c) && is_chinese_stop_char(next);
             if !both_function_chars && !is_chinese_stop_bigram(c, next) {
                 let mut pair = String::with_capacity(8);

@@ -741,7 +741,7 @@ pub(super) const PERSONAL_HEALTH_TERMS: &str = concat!(
 );
 
 /// Matched in the original case: "Cancer" capitalized is usually the star sign.
-pub(super) const PERSONAL_HEALTH_CASED: &str = concat!("cancer");
+pub(super) const PERSONAL_HEALTH_CASED: &str = "cancer";
 
 pub(super) const PERSON_WORDS: &str = concat!(
     "i|",

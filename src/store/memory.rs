@@ -40,6 +40,19 @@ struct NpcData {
     lexical: LexicalIndex,
 }
 
+impl NpcData {
+    /// Whether the log holds an entry of `turn`'s session at its index (entries without a
+    /// session never collide).
+    fn has_session_entry(&self, turn: &Turn) -> bool {
+        turn.session_id.is_some()
+            && turn.turn_index.is_some()
+            && self
+                .turns
+                .iter()
+                .any(|t| t.session_id == turn.session_id && t.turn_index == turn.turn_index)
+    }
+}
+
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct State {
     npcs: BTreeMap<String, NpcData>,
@@ -70,27 +83,32 @@ impl MemoryStore {
     }
 
     /// The whole store as bytes: an 8-byte magic, a u32 format version, then JSON.
-    pub fn snapshot(&self) -> Vec<u8> {
+    pub fn snapshot(&self) -> Result<Vec<u8>, PortError> {
         let mut out = SNAPSHOT_MAGIC.to_vec();
         out.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
-        serde_json::to_writer(&mut out, &*self.state.borrow()).expect("state serializes");
-        out
+        serde_json::to_writer(&mut out, &*self.state.borrow())
+            .map_err(|e| PortError::Backend(format!("cannot encode the store: {e}")))?;
+        Ok(out)
     }
 
     /// A store from [`MemoryStore::snapshot`] bytes of this or an earlier format version.
     pub fn restore(bytes: &[u8]) -> Result<Self, PortError> {
         let bad = |why: &str| PortError::Backend(format!("not a Hippo store snapshot: {why}"));
-        if bytes.len() < 12 || &bytes[..8] != SNAPSHOT_MAGIC {
+        let (Some(magic), Some(version), Some(json)) =
+            (bytes.get(..8), bytes.get(8..12), bytes.get(12..))
+        else {
+            return Err(bad("wrong header"));
+        };
+        if magic != SNAPSHOT_MAGIC {
             return Err(bad("wrong header"));
         }
-        let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+        let version = version.first_chunk().map_or(0, |b| u32::from_le_bytes(*b));
         if version == 0 || version > SNAPSHOT_VERSION {
             return Err(bad(&format!(
                 "format version {version} (this build reads up to {SNAPSHOT_VERSION})"
             )));
         }
-        let mut state: State =
-            serde_json::from_slice(&bytes[12..]).map_err(|e| bad(&e.to_string()))?;
+        let mut state: State = serde_json::from_slice(json).map_err(|e| bad(&e.to_string()))?;
         for data in state.npcs.values_mut() {
             for m in data.memories.values() {
                 data.lexical
@@ -121,6 +139,26 @@ fn validate(state: &State, npcid: &str, batch: &WriteBatch) -> PortResult<()> {
             return Err(PortError::Conflict(format!(
                 "NPC {npcid} is at version {actual:?}, expected {expected}"
             )));
+        }
+    }
+    // A guarded batch replaces memories as it read them: a touch since then is a conflict.
+    // Not after a DeleteNpc in the batch (an import): what follows it replaces nothing read.
+    if batch.expect_version.is_some() {
+        let stored = state.npcs.get(npcid).map(|d| &d.memories);
+        for w in batch
+            .writes
+            .iter()
+            .take_while(|w| !matches!(w, Write::DeleteNpc))
+        {
+            if let Write::PutMemory { memory } = w {
+                let old = stored.and_then(|m| m.get(&memory.id));
+                if old.is_some_and(|old| old.access_count != memory.access_count) {
+                    return Err(PortError::Conflict(format!(
+                        "memory {} was reinforced since it was read",
+                        memory.id
+                    )));
+                }
+            }
         }
     }
     // Writes other than PutNpc/DeleteNpc need the NPC to exist (before or within the batch).
@@ -178,14 +216,8 @@ fn apply(state: &mut State, npcid: &str, write: Write) {
             data.dailies.remove(&date);
         }
         Write::SetPrior { prior } => data.prior = prior,
-        Write::AppendTurn { turn } => {
-            let duplicate = turn.session_id.is_some()
-                && turn.turn_index.is_some()
-                && data
-                    .turns
-                    .iter()
-                    .any(|t| t.session_id == turn.session_id && t.turn_index == turn.turn_index);
-            if !duplicate {
+        Write::PutTurn { turn } => {
+            if !data.has_session_entry(&turn) {
                 let at = data.turns.partition_point(|t| t.seq <= turn.seq);
                 data.turns.insert(at, turn);
             }
@@ -216,7 +248,7 @@ fn apply(state: &mut State, npcid: &str, write: Write) {
             for id in ids {
                 if let Some(m) = data.memories.get_mut(&id) {
                     m.access_count = m.access_count.saturating_add(1);
-                    m.last_accessed_at = at;
+                    m.last_accessed_at = m.last_accessed_at.max(at);
                     m.importance = boosted_importance(m.importance);
                 }
             }
@@ -226,9 +258,8 @@ fn apply(state: &mut State, npcid: &str, write: Write) {
                 npc.watermark = npc.watermark.max(seq);
             }
         }
-        Write::DeleteNpc | Write::PutToken { .. } | Write::DeleteToken { .. } => {
-            unreachable!("handled above")
-        }
+        // Applied above: they are not rows of the NPC's data.
+        Write::DeleteNpc | Write::PutToken { .. } | Write::DeleteToken { .. } => {}
     }
 }
 
@@ -288,21 +319,33 @@ impl Store for MemoryStore {
         Ok(self
             .read(npcid, |d| {
                 let start = d.turns.partition_point(|t| t.seq <= after_seq);
-                d.turns[start..].iter().take(limit).cloned().collect()
+                d.turns.iter().skip(start).take(limit).cloned().collect()
             })
             .unwrap_or_default())
     }
 
-    async fn session_indexes(&self, npcid: &str, session_id: &str) -> PortResult<Vec<u32>> {
-        Ok(self
-            .read(npcid, |d| {
-                d.turns
-                    .iter()
-                    .filter(|t| t.session_id.as_deref() == Some(session_id))
-                    .filter_map(|t| t.turn_index)
-                    .collect()
-            })
-            .unwrap_or_default())
+    async fn append_turns(&self, npcid: &str, turns: Vec<Turn>) -> PortResult<Appended> {
+        let mut state = self.state.borrow_mut();
+        let Some(data) = state.npcs.get_mut(npcid).filter(|d| d.npc.is_some()) else {
+            return Err(PortError::Backend(format!("NPC {npcid} does not exist")));
+        };
+        let mut last_seq = data.turns.last().map_or(0, |t| t.seq);
+        let mut seqs = Vec::with_capacity(turns.len());
+        for mut turn in turns {
+            if data.has_session_entry(&turn) {
+                seqs.push(None);
+                continue;
+            }
+            last_seq += 1;
+            turn.seq = last_seq;
+            data.turns.push(turn);
+            seqs.push(Some(last_seq));
+        }
+        drop(state);
+        if seqs.iter().any(Option::is_some) {
+            self.bump();
+        }
+        Ok(Appended { seqs, last_seq })
     }
 
     async fn last_seq(&self, npcid: &str) -> PortResult<u64> {
@@ -379,11 +422,11 @@ impl Store for MemoryStore {
     async fn commit(&self, npcid: &str, batch: WriteBatch) -> PortResult<()> {
         let mut state = self.state.borrow_mut();
         validate(&state, npcid, &batch)?;
-        let touches_npc = batch.writes.iter().any(|w| !matches!(w, Write::DeleteNpc));
+        let moves_version = batch.writes.iter().any(Write::moves_version);
         for write in batch.writes {
             apply(&mut state, npcid, write);
         }
-        if touches_npc {
+        if moves_version {
             if let Some(npc) = state.npcs.get_mut(npcid).and_then(|d| d.npc.as_mut()) {
                 npc.version += 1;
             }

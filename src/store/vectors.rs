@@ -226,11 +226,12 @@ fn collection_byte(c: Collection) -> u8 {
         Collection::Memory => 0,
         Collection::Content => 1,
         Collection::Emotion => 2,
+        Collection::Diary => 3,
     }
 }
 
 fn collection_from_byte(b: u8) -> Option<Collection> {
-    [Collection::Memory, Collection::Content, Collection::Emotion]
+    Collection::ALL
         .into_iter()
         .find(|c| collection_byte(*c) == b)
 }
@@ -278,13 +279,14 @@ impl MemoryVectorIndex {
             while r.at < bytes.len() {
                 let npcid = r.string()?;
                 let id = r.string()?;
-                let collection = collection_from_byte(r.take(1)?[0]).ok_or_else(bad)?;
+                let collection = r.take(1)?.first().copied().and_then(collection_from_byte);
+                let collection = collection.ok_or_else(bad)?;
                 let memory_type = crate::memory::MemoryType::parse(&r.string()?).ok_or_else(bad)?;
                 let dim = r.u32()? as usize;
                 let raw = r.take(dim.checked_mul(4).ok_or_else(bad)?)?;
                 let values = raw
                     .chunks_exact(4)
-                    .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
+                    .filter_map(|c| c.first_chunk().map(|b| f32::from_le_bytes(*b)))
                     .collect();
                 npcs.entry(npcid).or_default().upsert(VectorItem {
                     id,
@@ -310,15 +312,17 @@ impl<'a> Reader<'a> {
             .checked_add(n)
             .filter(|e| *e <= self.bytes.len())
             .ok_or_else(|| PortError::Backend("truncated vector snapshot".into()))?;
-        let out = &self.bytes[self.at..end];
+        let out = self
+            .bytes
+            .get(self.at..end)
+            .ok_or_else(|| PortError::Backend("truncated vector snapshot".into()))?;
         self.at = end;
         Ok(out)
     }
 
     fn u32(&mut self) -> PortResult<u32> {
-        Ok(u32::from_le_bytes(
-            self.take(4)?.try_into().expect("4 bytes"),
-        ))
+        let bytes = self.take(4)?.first_chunk().copied().unwrap_or_default();
+        Ok(u32::from_le_bytes(bytes))
     }
 
     fn string(&mut self) -> PortResult<String> {

@@ -126,3 +126,167 @@ pub fn llm_output(data: &[u8]) {
         assert!(d.chars().count() <= 300);
     }
 }
+
+/// Route names of the whole-request target, in [`hippo::api::OpKind::ALL`] order; `clock`
+/// (after them) sets the clock to the body's milliseconds.
+pub const HTTP_ROUTES: [&str; 24] = [
+    "list_npcs",
+    "get_npc",
+    "put_npc",
+    "delete_npc",
+    "get_pkg",
+    "put_pkg",
+    "get_relationship",
+    "post_relationship",
+    "get_diary",
+    "dream",
+    "append_conversation",
+    "get_conversation",
+    "add_memories",
+    "list_memories",
+    "update_memory",
+    "delete_memory",
+    "search_memories",
+    "issue_token",
+    "revoke_token",
+    "export_npc",
+    "import_npc",
+    "rebuild_vectors",
+    "retrieve",
+    "clock",
+];
+
+/// Separates the requests of one input (ASCII record separator).
+pub const REQUEST_SEPARATOR: u8 = 0x1e;
+
+/// Whole HTTP requests through the Worker's path (`Operation::parse` → `Hippo::execute`) on
+/// the in-memory store, a sequence of up to 8 per input, each:
+///
+/// ```text
+/// <route name or any first byte> [npcid] [id]\n<query string>\n<body bytes>
+/// ```
+///
+/// (requests separated by 0x1E). A route name picks the route; otherwise the first byte does.
+/// Checks: no panic; an error is the caller's (400/404/409/413 kinds), never an internal or
+/// storage error; answers serialize; memory_retrieval answers stay within the protocol's
+/// limits; and whatever the sequence stored exports and imports again (a backup of anything
+/// the write routes accept can be restored).
+pub fn http_requests(data: &[u8]) {
+    use hippo::api::{OpKind, Operation, RawRequest, Reply};
+    use hippo::engine::Ports;
+    use hippo::error::Error;
+    use hippo::ports::FixedClock;
+    use std::rc::Rc;
+
+    let clock = Rc::new(FixedClock::at(hippo::time::Timestamp(1_775_642_400_000)));
+    let hippo = hippo::Hippo::new(Ports {
+        store: Rc::new(hippo::store::MemoryStore::new()),
+        vectors: Rc::new(hippo::store::MemoryVectorIndex::new()),
+        embedder: Rc::new(hippo::retrieval::embed::BuiltinEmbedder::new()),
+        llm: None,
+        clock: clock.clone(),
+    });
+    let run = |kind: OpKind, path: &[(&str, &str)], query: &[(String, String)], body: &[u8]| {
+        let raw = RawRequest { path, query, body };
+        let op = Operation::parse(kind, &raw)?;
+        futures::executor::block_on(hippo.execute(op))
+    };
+    // The NPC "f" with something in every part of its memory.
+    let seed: [(OpKind, &str); 5] = [
+        (
+            OpKind::PutNpc,
+            r#"{"display_name":"F","pkg":{"Name":"Xiao Ming","Hobbies":"hiking"}}"#,
+        ),
+        (
+            OpKind::PostRelationship,
+            r#"{"ops":[{"op":"add","name":"Anna","title":["sister"]}]}"#,
+        ),
+        (
+            OpKind::AppendConversation,
+            r#"{"session_id":"s","turns":[{"role":"user","content":"我昨天去爬山了"},{"role":"assistant","content":"好棒"}]}"#,
+        ),
+        (
+            OpKind::AddMemories,
+            r#"{"memories":[{"summary":"The user likes green tea","type":"preference"}]}"#,
+        ),
+        (OpKind::IssueToken, "{}"),
+    ];
+    for (kind, body) in seed {
+        run(kind, &[("npcid", "f")], &[], body.as_bytes()).expect("seed request");
+    }
+
+    for request in data.split(|b| *b == REQUEST_SEPARATOR).take(8) {
+        let mut lines = request.splitn(3, |b| *b == b'\n');
+        let head = String::from_utf8_lossy(lines.next().unwrap_or_default()).into_owned();
+        let query_line = String::from_utf8_lossy(lines.next().unwrap_or_default()).into_owned();
+        let body = lines.next().unwrap_or_default();
+        let mut words = head.split(' ');
+        let name = words.next().unwrap_or_default();
+        let index = HTTP_ROUTES
+            .iter()
+            .position(|r| *r == name)
+            .unwrap_or_else(|| {
+                usize::from(request.first().copied().unwrap_or(0)) % HTTP_ROUTES.len()
+            });
+        let Some(kind) = OpKind::ALL.get(index).copied() else {
+            let ms = std::str::from_utf8(body)
+                .ok()
+                .and_then(|b| b.trim().parse::<i64>().ok());
+            clock.set(hippo::time::Timestamp(ms.unwrap_or(0)));
+            continue;
+        };
+        let npcid = words.next().unwrap_or("f");
+        let second = words.next().unwrap_or("x");
+        let path = [("npcid", npcid), ("id", second), ("token_id", second)];
+        let query: Vec<(String, String)> = query_line
+            .split('&')
+            .filter(|p| !p.is_empty())
+            .map(|p| match p.split_once('=') {
+                Some((k, v)) => (k.to_string(), v.to_string()),
+                None => (p.to_string(), String::new()),
+            })
+            .collect();
+        match run(kind, &path, &query, body) {
+            Ok(reply) => {
+                let json = serde_json::to_vec(&reply).expect("every reply serializes");
+                if let Reply::Retrieval(r) = &reply {
+                    assert!(r.memories.len() <= 10, "{} results", r.memories.len());
+                    assert!(json.len() <= hippo::retrieval::protocol::MAX_BODY_BYTES);
+                    for m in &r.memories {
+                        assert!(
+                            m.summary.chars().count()
+                                <= hippo::retrieval::protocol::MAX_SUMMARY_CHARS
+                        );
+                    }
+                }
+            }
+            Err(e) => assert!(
+                matches!(
+                    e,
+                    Error::InvalidInput(_)
+                        | Error::NotFound(_)
+                        | Error::Busy(_)
+                        | Error::TooLarge(_)
+                ),
+                "{kind:?} answered an internal error to input: {e:?}"
+            ),
+        }
+    }
+
+    // Whatever was stored can be backed up and restored.
+    let Ok(Reply::Export(doc)) = run(OpKind::ExportNpc, &[("npcid", "f")], &[], b"") else {
+        return;
+    };
+    let bytes = serde_json::to_vec(&doc).expect("an export serializes");
+    if let Err(e) = run(OpKind::ImportNpc, &[("npcid", "restored")], &[], &bytes) {
+        panic!("the export of what the routes accepted does not import: {e:?}");
+    }
+    let Ok(Reply::Export(again)) = run(OpKind::ExportNpc, &[("npcid", "restored")], &[], b"")
+    else {
+        panic!("the restored NPC does not export");
+    };
+    assert_eq!(
+        (&again.pkg, &again.memories.len()),
+        (&doc.pkg, &doc.memories.len())
+    );
+}

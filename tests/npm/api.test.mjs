@@ -21,7 +21,7 @@ test('NPCs: create, update, get, list in pages, delete', async () => {
     created_at: '2026-04-08T10:00:00.000Z',
     voice_registered: true,
     face_registered: false,
-    settings: { diary_window: 7, content_ttl_days: 30, emotion_ttl_days: 14 },
+    settings: { diary_window: 7, content_ttl_days: 0, emotion_ttl_days: 14 },
     created: true,
   });
   const updated = await hippo.createNpc('b', { settings: { diary_window: 3 } });

@@ -33,9 +33,15 @@ test('retrieve never returns a confided secret; the rest of the day is still fou
   }
   const hiking = await hippo.retrieve('n', { query: 'hiking' });
   assert.ok(hiking.memories.some((m) => m.summary.includes('Mount Tai')), JSON.stringify(hiking));
-  const quote = hiking.memories.find((m) => m.summary.includes('Mount Tai') && m.source === 'conversation_quote');
-  assert.ok(quote, 'the chunk is returned as a quote');
-  assert.equal(quote.confidence, 0.5);
+  // The turn is kept as a quote without its secret sentence; the answer gives the fact drawn
+  // from it instead of the quote (a quote is left out when a memory citing it is returned).
+  const { memories: kept } = await hippo.exportNpc('n');
+  const quote = kept.find((m) => m.source === 'conversation_quote' && m.summary.includes('Mount Tai'));
+  assert.deepEqual([quote?.summary, quote?.confidence], ['User: I went hiking at Mount Tai today.', 0.5]);
+  const fact = hiking.memories.find((m) => m.summary.includes('Mount Tai'));
+  const cited = kept.find((m) => m.id === fact.id);
+  assert.ok(cited.source_turns.includes(quote.source_turns[0]), JSON.stringify(cited));
+  assert.ok(!hiking.memories.some((m) => m.id === quote.id), 'a quote is not repeated beside its fact');
 
   const marked = await hippo.search('n', { query: 'password', include_sensitive: true });
   const hit = marked.memories.find((m) => m.summary.includes('hunter2xyz'));

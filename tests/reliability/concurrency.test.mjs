@@ -1,7 +1,9 @@
 // Concurrency through the Worker (Miniflare; requests to one isolate interleave at every I/O):
 // two dreams of one NPC at once (one runs, the other is refused with 409), parallel PKG
-// updates (none lost) and parallel conversation appends (none lost or duplicated), each
-// verified by reading back.
+// updates (none lost), parallel conversation appends (none lost or duplicated) and a live
+// character's load (appends and retrievals at once: never a 409, no reinforcement lost), each
+// verified by reading back. Appends and reinforcement need no version guard, so no
+// interleaving of requests can make them conflict: these hold on a loaded machine too.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { startWorker } from "../worker/harness.mjs";
@@ -95,6 +97,46 @@ test("parallel conversation appends: none lost or duplicated, seq contiguous", a
     const contents = turns.map((t) => t.content).sort();
     const expected = sessions.flatMap((s) => s.turns.map((t) => t.content)).sort();
     assert.deepEqual(contents, expected);
+  } finally {
+    await w.dispose();
+  }
+});
+
+test("a live character: 32 parallel appends and 64 parallel retrievals on one NPC, zero 409s", async () => {
+  const w = await startWorker();
+  try {
+    await w.json("PUT", "/api/npc/live", {});
+    const facts = ["likes jasmine tea", "drinks oat latte in the morning", "hates bitter coffee", "brews green tea at night"];
+    await w.json("POST", "/api/memories/live", { memories: facts.map((f) => ({ summary: `The user ${f}`, type: "preference" })) });
+    const token = (await w.json("POST", "/api/npc/live/tokens")).token;
+    const before = await w.db.prepare("SELECT version FROM npcs WHERE npcid = 'live'").first();
+
+    const started = performance.now();
+    const appends = Array.from({ length: 32 }, (_, i) =>
+      w.admin("POST", "/api/conversation/live", {
+        session_id: "live-session",
+        turns: [{ role: i % 2 ? "assistant" : "user", content: `turn ${i}: what should I drink`, index: i }],
+      }));
+    const retrievals = Array.from({ length: 64 }, () => w.retrieval(token, { query: "what does the user like to drink" }));
+    const [appended, retrieved] = await Promise.all([Promise.all(appends), Promise.all(retrievals)]);
+    const ms = performance.now() - started;
+
+    const statuses = [...appended.map((r) => r.status), ...retrieved.map((r) => r.status)];
+    const refused = statuses.filter((s) => s !== 200);
+    console.log(`[live] 32 appends + 64 retrievals: ${ms.toFixed(0)} ms, ${statuses.filter((s) => s === 409).length} × 409, ${refused.length} not 200`);
+    assert.deepEqual(refused, [], "every request answered 200");
+
+    const log = (await w.json("GET", "/api/conversation/live?limit=100")).turns;
+    assert.deepEqual(log.map((t) => t.seq), Array.from({ length: 32 }, (_, i) => i + 1), "seq contiguous");
+    assert.deepEqual(log.map((t) => t.turn_index).sort((a, b) => a - b), Array.from({ length: 32 }, (_, i) => i), "each turn once");
+    // Every memory a retrieval returned was reinforced once: no touch was lost.
+    const returned = retrieved.reduce((n, r) => n + r.body.memories.length, 0);
+    assert.ok(returned >= 64, `retrievals returned ${returned} memories`);
+    const counts = await w.db.prepare("SELECT SUM(access_count) AS n FROM memories WHERE npcid = 'live'").first();
+    assert.equal(counts.n, returned);
+    // Neither appends nor reinforcement moved the version structural writes are guarded by.
+    const after = await w.db.prepare("SELECT version FROM npcs WHERE npcid = 'live'").first();
+    assert.equal(after.version, before.version);
   } finally {
     await w.dispose();
   }

@@ -32,7 +32,7 @@ before(async () => {
 after(() => w.dispose());
 
 async function probe() {
-  const res = await w.call("/__test/memory");
+  const res = await w.admin("GET", "/__test/memory");
   assert.equal(res.status, 200);
   return res.json();
 }
@@ -69,7 +69,7 @@ test("wasm memory stays flat and the caches bounded under repeated retrieval", a
 test("the memory probe is a test hook: absent without HIPPO_TEST_HOOKS", async () => {
   const plain = await startWorker({ vars: { HIPPO_TEST_HOOKS: null } });
   try {
-    assert.equal((await plain.call("/__test/memory")).status, 404);
+    assert.equal((await plain.admin("GET", "/__test/memory")).status, 404);
   } finally {
     await plain.dispose();
   }

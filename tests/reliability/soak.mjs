@@ -64,7 +64,7 @@ function workerdRss(pid) {
 
 /** The Worker's wasm linear memory and vector cache, from inside its isolate. */
 async function isolateMemory(base) {
-  const res = await fetch(`${base}/__test/memory`);
+  const res = await fetch(`${base}/__test/memory`, { headers: { authorization: `Bearer ${ADMIN}` } });
   if (!res.ok) return null;
   const { wasm_memory_bytes, vector_cache, memory_cache } = await res.json();
   return { wasm_mib: +(wasm_memory_bytes / 1048576).toFixed(2), vector_cache, memory_cache };
@@ -104,7 +104,9 @@ async function jsHeap(inspectorPort) {
 }
 
 async function startWrangler(port, inspectorPort, persist) {
-  const env = { ...process.env, CI: "1", WRANGLER_SEND_METRICS: "false" };
+  // The test build (its hooks report memory); TEST_HOOKS=1 makes wrangler's build step
+  // check that one instead of building the production Worker.
+  const env = { ...process.env, CI: "1", WRANGLER_SEND_METRICS: "false", TEST_HOOKS: "1" };
   execFileSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], {
     cwd: root,
     env,
@@ -112,7 +114,7 @@ async function startWrangler(port, inspectorPort, persist) {
   });
   const child = spawn(
     "npx",
-    ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persist,
+    ["wrangler", "dev", "worker/build-test/index.js", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persist,
       ...(inspectorPort ? ["--inspector-port", String(inspectorPort)] : []), "--var", `HIPPO_ADMIN_TOKEN:${ADMIN}`,
       "--var", "HIPPO_TEST_HOOKS:1", "--show-interactive-dev-session=false"],
     { cwd: root, env, stdio: ["ignore", "pipe", "pipe"], detached: true },

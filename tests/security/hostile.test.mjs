@@ -103,10 +103,12 @@ test("invalid UTF-8 and NUL bytes", async () => {
     const nulPath = await w.admin("GET", "/api/pkg/victim%00");
     await apiError(nulPath, 400, "NUL in npcid");
   });
-  // NUL inside JSON strings is valid text: stored and read back whole (no C-string cut).
+  // NUL inside JSON strings is valid text: stored and read back whole (no C-string cut). PKG
+  // keys are names, where control characters are refused (issue 18, item 10).
   const nul = "before\u0000after";
-  await w.json("PUT", "/api/pkg/scratch", { updates: [{ key: `Key${nul}`, value: nul }] });
-  assert.equal((await w.json("GET", "/api/pkg/scratch")).pkg[`Key${nul}`], nul);
+  await apiError(await raw("PUT", "/api/pkg/scratch", JSON.stringify({ updates: [{ key: `Key${nul}`, value: "x" }] })), 400, "NUL in a PKG key");
+  await w.json("PUT", "/api/pkg/scratch", { updates: [{ key: "Key", value: nul }] });
+  assert.equal((await w.json("GET", "/api/pkg/scratch")).pkg.Key, nul);
   const added = await w.json("POST", "/api/memories/scratch", { memories: [{ summary: `note ${nul}`, type: "other" }] });
   const listed = await w.json("GET", "/api/memories/scratch");
   assert.equal(listed.memories.find((m) => m.id === added.results[0].id).summary, `note ${nul}`);

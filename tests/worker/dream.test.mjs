@@ -148,7 +148,7 @@ test("cron: scheduled() dreams NPCs with new material, 20 per run, continuing wh
     };
     await worker.scheduled({ cron: "17 3 * * *" });
     // A cron run reads memories in SQL: it leaves no copies in the isolate's cache.
-    assert.equal((await (await w.call("/__test/memory")).json()).memory_cache.npcs, 0);
+    assert.equal((await (await w.admin("GET", "/__test/memory")).json()).memory_cache.npcs, 0);
     let marks = await watermarks();
     const dreamt = ids.filter((id) => marks[id] === 4);
     assert.equal(dreamt.length, 20, JSON.stringify(marks));

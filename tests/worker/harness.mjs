@@ -1,12 +1,13 @@
-// In-process Worker tests: Miniflare runs the built Worker (worker/build) with a fresh D1
-// database per harness, the migrations of migrations/ applied, and optional stand-ins.
+// In-process Worker tests: Miniflare runs the test build of the Worker (worker/build-test,
+// `make worker-test`: the production build plus the /__test/* hooks) with a fresh D1 database
+// per harness, the migrations of migrations/ applied, and optional stand-ins.
 import { Miniflare } from "miniflare";
 import { readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-export const BUILD = path.join(root, "worker/build");
+export const BUILD = path.join(root, "worker/build-test");
 export const ADMIN = "test-admin-token";
 export const COMPAT_DATE = "2025-09-01";
 

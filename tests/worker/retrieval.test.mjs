@@ -140,3 +140,43 @@ test("the demo character is seeded once, and only under its reserved id", async 
   const r = await w.retrieval(tokenA, { query: "月亮醒了" });
   assert.ok(!r.body.memories.some((m) => /月亮醒了/.test(m.summary)));
 });
+
+test("the fake provider is read-only: after seeding, no call writes anything to D1", async () => {
+  const fresh = await startWorker();
+  try {
+    const fake = (query) => fresh.retrieval(undefined, { query }, "/memory_retrieval/fake");
+    const first = await fake("用户和灵绯之前约定的暗号"); // seeds character 01 (once per database)
+    assert.equal(first.status, 200);
+    // Every row of every table Hippo writes (the FTS index follows `memories` by triggers).
+    // A write through Hippo always moves something here: a structural one the NPC's
+    // `version`, one to memory rows their `rev` and the NPC's `memory_rev`. (SQLite's
+    // total_changes() would be stronger, but Miniflare's D1 writes on every query itself.)
+    const tables = ["npcs", "pkg_fields", "entities", "diary_dailies", "turns", "memories", "memory_tombstones",
+      "tokens", "leases", "meta", "vectors", "vector_generations", "vectorize_ids", "sqlite_sequence"];
+    const state = async () => {
+      const out = {};
+      for (const t of tables) out[t] = (await fresh.db.prepare(`SELECT * FROM ${t} ORDER BY 1, 2`).all()).results;
+      return out;
+    };
+    const before = await state();
+    assert.equal(before.memories.length, 16);
+    assert.ok(before.memories.every((m) => m.access_count === 0));
+    const answers = [
+      await fake("用户喜欢灵绯怎么称呼自己"),
+      ...(await Promise.all(["生日", "阿澈喜欢喝什么", "用户喜欢灵绯用什么格式给建议"].map(fake))),
+      await fake("用户和灵绯之前约定的暗号"),
+    ];
+    const returned = answers.reduce((n, r) => n + r.body.memories.length, 0);
+    assert.ok(answers.every((r) => r.status === 200) && returned >= 5, `returned ${returned}`);
+    assert.deepEqual(await state(), before, "a fake-provider call wrote to D1");
+    // The real endpoint still reinforces what it returns (same engine, the flag is the fake's).
+    await fresh.json("PUT", "/api/npc/real", {});
+    await fresh.json("POST", "/api/memories/real", { memories: [{ summary: "The user likes jazz", type: "preference" }] });
+    const token = (await fresh.json("POST", "/api/npc/real/tokens")).token;
+    assert.equal((await fresh.retrieval(token, { query: "jazz" })).body.memories.length, 1);
+    const real = await fresh.db.prepare("SELECT access_count AS n FROM memories WHERE npcid = 'real'").first();
+    assert.equal(real.n, 1);
+  } finally {
+    await fresh.dispose();
+  }
+});

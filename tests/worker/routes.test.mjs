@@ -159,6 +159,26 @@ test("malformed JSON is a 400 in the surface's shape", async () => {
   assert.equal(r.body.error.code, "invalid_request");
 });
 
+test("test hooks need the admin token, even in the test build with HIPPO_TEST_HOOKS=1", async () => {
+  const w = await startWorker();
+  try {
+    const hooks = [["POST", "/__test/store-suite"], ["POST", "/__test/memory-sync"], ["POST", "/__test/vector-suite"],
+      ["POST", "/__test/fetch"], ["GET", "/__test/memory"]];
+    for (const [method, p] of hooks) {
+      for (const headers of [{}, { authorization: "Bearer wrong-token" }]) {
+        const body = method === "POST" ? JSON.stringify({ url: "https://example.test/x", timeout_ms: 100 }) : undefined;
+        const res = await w.call(p, { method, headers: { "content-type": "application/json", ...headers }, body });
+        assert.equal(res.status, 401, `${method} ${p} ${JSON.stringify(headers)}`);
+        assert.equal((await res.json()).status, "error");
+      }
+    }
+    // With the token the same build serves them (the probe, cheapest of them).
+    assert.equal((await w.admin("GET", "/__test/memory")).status, 200);
+  } finally {
+    await w.dispose();
+  }
+});
+
 test("test hooks are absent unless HIPPO_TEST_HOOKS=1", async () => {
   const plain = await startWorker({ vars: { HIPPO_TEST_HOOKS: null } });
   try {

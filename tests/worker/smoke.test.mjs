@@ -1,5 +1,6 @@
 // The Worker as a new user runs it: real `wrangler dev` (workerd + local D1) over HTTP, with
-// the migrations applied by `wrangler d1 migrations apply`, on a free loopback port.
+// the migrations applied by `wrangler d1 migrations apply`, on a free loopback port. This is
+// the production build (worker/build), the one deploys ship: it has no test hooks at all.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, execFileSync } from "node:child_process";
@@ -59,7 +60,9 @@ before(async () => {
   child = spawn(
     wrangler,
     ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", stateDir,
-      "--var", `HIPPO_ADMIN_TOKEN:${ADMIN}`, "--show-interactive-dev-session=false"],
+      // HIPPO_TEST_HOOKS=1 on purpose: the production build must not serve hooks even so.
+      "--var", `HIPPO_ADMIN_TOKEN:${ADMIN}`, "--var", "HIPPO_TEST_HOOKS:1",
+      "--show-interactive-dev-session=false"],
     { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] },
   );
   child.stdout.on("data", (d) => (output += d));
@@ -108,4 +111,15 @@ test("wrangler dev: create an NPC, issue a token, retrieve with it", async () =>
   assert.equal(body.memories[0].summary, "用户对芒果过敏");
   const denied = await fetch(`${base}/api/npc/smoke`);
   assert.equal(denied.status, 401);
+});
+
+test("wrangler dev: the production build has no test hooks, whatever the variables say", async () => {
+  for (const [method, p] of [["POST", "/__test/store-suite"], ["POST", "/__test/fetch"], ["GET", "/__test/memory"]]) {
+    const res = await fetch(`${base}${p}`, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+      body: method === "POST" ? JSON.stringify({ url: "http://127.0.0.1:1/", timeout_ms: 100 }) : undefined,
+    });
+    assert.equal(res.status, 404, `${method} ${p}`);
+  }
 });

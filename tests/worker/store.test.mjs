@@ -1,6 +1,6 @@
-// The storage adapters inside the real Worker: the core's backend suite on D1, the vector
-// index contract on the D1 index and on the Vectorize adapter (against a stand-in binding),
-// and how the routes use Vectorize.
+// The storage adapters inside the real Worker: the core's backend suite on D1, the core's
+// vector index suite on the D1 index and on the Vectorize adapter (against a stand-in
+// binding), and how the routes use Vectorize.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { startWorker } from "./harness.mjs";
@@ -16,8 +16,8 @@ test("D1 store: every case of the core's backend suite passes, cached and in SQL
   const w = await startWorker();
   try {
     const first = await w.json("POST", "/__test/store-suite");
-    assert.equal(first.cases.length, 30);
-    assert.equal(first.cases.filter((c) => c.name.startsWith("sql/")).length, 15);
+    assert.equal(first.cases.length, 38);
+    assert.equal(first.cases.filter((c) => c.name.startsWith("sql/")).length, 19);
     assertAllPass(first);
     assertAllPass(await w.json("POST", "/__test/store-suite"));
   } finally {
@@ -39,7 +39,7 @@ test("isolates' copies of memories read what SQL reads after other isolates' wri
   }
 });
 
-test("D1 vector index: namespaces, topK, filters, deletes, 1201-vector upserts", async () => {
+test("D1 vector index: every case of the core's vector index suite, vectors as BLOBs", async () => {
   const w = await startWorker();
   try {
     assertAllPass(await w.json("POST", "/__test/vector-suite"));
@@ -59,7 +59,7 @@ function describe_vectorize() {
   });
   after(() => w.dispose());
 
-  test("Vectorize adapter: the contract against the stand-in binding", async () => {
+  test("Vectorize adapter: the core's vector index suite against the stand-in binding", async () => {
     await w.standin("/reset");
     assertAllPass(await w.json("POST", "/__test/vector-suite"));
     const { calls, vectors } = await w.standin("/dump");

@@ -17,6 +17,7 @@ use crate::vectorize::{Vectorize, VectorizeIndex};
 use hippo::engine::Ports;
 use hippo::ports::{Clock, Embedder, HttpClient, Llm, VectorIndex};
 use hippo::retrieval::embed::BuiltinEmbedder;
+use hippo::retrieval::embed_cache::EmbeddingCache;
 use hippo::time::Timestamp;
 use hippo::Hippo;
 use std::cell::RefCell;
@@ -26,6 +27,12 @@ use worker::Env;
 pub const DB_BINDING: &str = "DB";
 pub const VECTORS_BINDING: &str = "VECTORS";
 pub const AI_BINDING: &str = "AI";
+
+thread_local! {
+    /// Vectors of PKG fields, entities and diary days, shared by this isolate's requests (each
+    /// builds its own `Hippo`): a retrieval embeds only its query and texts not seen before.
+    static EMBEDDINGS: Rc<RefCell<EmbeddingCache>> = Rc::new(RefCell::new(EmbeddingCache::default()));
+}
 
 /// Wall-clock time of the Worker.
 pub struct SystemClock;
@@ -126,7 +133,7 @@ impl App {
         };
         Ok(App {
             config,
-            hippo: Hippo::new(ports),
+            hippo: Hippo::new(ports).with_embedding_cache(EMBEDDINGS.with(Rc::clone)),
             env: env.clone(),
         })
     }

@@ -7,7 +7,17 @@
 //! - [`d1`]: the D1 store and the D1-backed vector index; [`vectorize`]: the Vectorize index;
 //! - [`net`]: `fetch`, embedding APIs and Workers AI; [`llm`]: the dream's chat LLM;
 //! - [`demo`]: the fake provider's character; [`cron`]: scheduled dreaming;
-//! - [`test_hooks`]: suites run inside the Worker by the Node tests.
+//! - `test_hooks` (feature `test-hooks`, test builds only): suites run inside the Worker by
+//!   the Node tests.
+// Panics must be unreachable from input (issue 18): see clippy.toml for what else is enforced.
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::todo,
+    clippy::unimplemented,
+    clippy::unreachable
+)]
 
 pub mod app;
 pub mod config;
@@ -18,6 +28,7 @@ pub mod demo;
 pub mod http;
 pub mod llm;
 pub mod net;
+#[cfg(feature = "test-hooks")]
 pub mod test_hooks;
 pub mod vectorize;
 
@@ -30,7 +41,7 @@ fn start() {
 
 #[event(fetch)]
 async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response> {
-    Ok(http::handle(req, env).await)
+    http::handle(req, env).await
 }
 
 #[event(scheduled)]

@@ -7,6 +7,11 @@
 //! ```
 //! Readers skip sections whose tag they do not know, so a later version can add sections
 //! (e.g. a vector index) and still be read by this one.
+#![deny(
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    clippy::arithmetic_side_effects
+)]
 
 pub const MAGIC: &[u8; 8] = b"HIPPOPKG";
 pub const FORMAT_VERSION: u16 = 1;
@@ -23,13 +28,16 @@ pub struct Section {
 }
 
 pub fn encode(sections: &[Section]) -> Vec<u8> {
-    let body: usize = sections.iter().map(|s| 12 + s.bytes.len()).sum();
-    let mut out = Vec::with_capacity(MAGIC.len() + 2 + body);
+    let body = sections.iter().fold(0usize, |n, s| {
+        n.saturating_add(12).saturating_add(s.bytes.len())
+    });
+    let mut out = Vec::with_capacity(MAGIC.len().saturating_add(2).saturating_add(body));
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     for section in sections {
         out.extend_from_slice(&section.tag);
-        out.extend_from_slice(&(section.bytes.len() as u64).to_le_bytes());
+        let len = u64::try_from(section.bytes.len()).unwrap_or(u64::MAX);
+        out.extend_from_slice(&len.to_le_bytes());
         out.extend_from_slice(&section.bytes);
     }
     out
@@ -41,7 +49,7 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Section>, String> {
         .strip_prefix(MAGIC.as_slice())
         .ok_or("not a Hippo storage file (bad magic)")?;
     let (version, mut rest) = split(rest, 2).ok_or("truncated header")?;
-    let version = u16::from_le_bytes([version[0], version[1]]);
+    let version = u16::from_le_bytes(version.first_chunk().copied().unwrap_or_default());
     if version > FORMAT_VERSION {
         return Err(format!(
             "storage format version {version} is newer than this package reads ({FORMAT_VERSION}); upgrade hippo"
@@ -51,11 +59,11 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Section>, String> {
     while !rest.is_empty() {
         let (tag, after_tag) = split(rest, 4).ok_or("truncated section tag")?;
         let (len, after_len) = split(after_tag, 8).ok_or("truncated section length")?;
-        let len = u64::from_le_bytes(len.try_into().expect("8 bytes"));
+        let len = u64::from_le_bytes(len.first_chunk().copied().unwrap_or_default());
         let len = usize::try_from(len).map_err(|_| "section too large")?;
         let (body, after_body) = split(after_len, len).ok_or("truncated section")?;
         sections.push(Section {
-            tag: tag.try_into().expect("4 bytes"),
+            tag: tag.first_chunk().copied().unwrap_or_default(),
             bytes: body.to_vec(),
         });
         rest = after_body;

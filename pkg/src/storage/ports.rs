@@ -38,8 +38,10 @@ impl Store for PersistentStore {
     async fn turns(&self, npcid: &str, after_seq: u64, limit: usize) -> PortResult<Vec<Turn>> {
         self.0.store()?.turns(npcid, after_seq, limit).await
     }
-    async fn session_indexes(&self, npcid: &str, session_id: &str) -> PortResult<Vec<u32>> {
-        self.0.store()?.session_indexes(npcid, session_id).await
+    async fn append_turns(&self, npcid: &str, turns: Vec<Turn>) -> PortResult<Appended> {
+        let appended = self.0.store()?.append_turns(npcid, turns).await?;
+        self.0.mark_changed();
+        Ok(appended)
     }
     async fn last_seq(&self, npcid: &str) -> PortResult<u64> {
         self.0.store()?.last_seq(npcid).await

@@ -89,23 +89,23 @@ impl PersistedState {
     }
 
     /// The whole state in the persisted format.
-    pub fn encode(&self) -> Vec<u8> {
-        format::encode(&[
+    pub fn encode(&self) -> PortResult<Vec<u8>> {
+        Ok(format::encode(&[
             Section {
                 tag: STORE_SECTION,
-                bytes: self.store.borrow().snapshot(),
+                bytes: self.store.borrow().snapshot()?,
             },
             Section {
                 tag: VECTORS_SECTION,
                 bytes: self.vectors.borrow().snapshot(),
             },
-        ])
+        ]))
     }
 
     /// Called after each successful in-memory mutation: the next flush saves it.
     pub fn mark_changed(&self) {
         if let Some(saver) = &self.saver {
-            saver.changed.set(saver.changed.get() + 1);
+            saver.changed.set(saver.changed.get().saturating_add(1));
         }
     }
 
@@ -114,7 +114,7 @@ impl PersistedState {
         self.check()?;
         match &self.saver {
             Some(saver) if saver.changed.get() > saver.lost_through.get() => {
-                self.save_through(saver.changed.get()).await
+                self.save_through(saver, saver.changed.get()).await
             }
             _ => Ok(()),
         }
@@ -138,8 +138,7 @@ impl PersistedState {
         }
     }
 
-    async fn save_through(&self, generation: u64) -> PortResult<()> {
-        let saver = self.saver.as_ref().expect("only persisted state saves");
+    async fn save_through(&self, saver: &Saver, generation: u64) -> PortResult<()> {
         let _turn = saver.turn.lock().await;
         if saver.durable.get() >= generation {
             return Ok(());
@@ -151,7 +150,11 @@ impl PersistedState {
         }
         self.check()?;
         let target = saver.changed.get();
-        match saver.adapter.save(&self.encode()).await {
+        let saved = match self.encode() {
+            Ok(bytes) => saver.adapter.save(&bytes).await,
+            Err(error) => Err(error),
+        };
+        match saved {
             Ok(()) => {
                 saver.durable.set(target);
                 Ok(())

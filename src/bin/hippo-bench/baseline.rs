@@ -1,5 +1,7 @@
 //! The reference BM25 of data/locomo/README.md: k1 1.2, b 0.75, lowercase words, English
-//! stopwords, no stemming, one field. Deliberately independent of the core's tokenizer.
+//! stopwords, no stemming, one field; Chinese (any CJK ideograph) as single characters, the
+//! usual character-level baseline for Chinese retrieval (a run of Chinese characters as one
+//! "word" would only match identical runs). Deliberately independent of the core's tokenizer.
 
 use std::collections::HashMap;
 
@@ -189,12 +191,37 @@ const STOPWORDS: &[&str] = &[
     "wouldn't",
 ];
 
+fn is_han(c: char) -> bool {
+    matches!(c as u32, 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2FA1F)
+}
+
 pub fn words(text: &str) -> Vec<String> {
-    text.to_lowercase()
+    let mut out = Vec::new();
+    for word in text
+        .to_lowercase()
         .split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .filter(|w| !w.is_empty() && !STOPWORDS.contains(w))
-        .map(str::to_string)
-        .collect()
+    {
+        if !word.chars().any(is_han) {
+            out.push(word.to_string());
+            continue;
+        }
+        let mut latin = String::new();
+        for c in word.chars() {
+            if is_han(c) {
+                if !latin.is_empty() {
+                    out.push(std::mem::take(&mut latin));
+                }
+                out.push(c.to_string());
+            } else {
+                latin.push(c);
+            }
+        }
+        if !latin.is_empty() {
+            out.push(latin);
+        }
+    }
+    out
 }
 
 pub struct Bm25 {
@@ -252,5 +279,17 @@ impl Bm25 {
             .take(k)
             .map(|(i, _)| self.docs[i].0.clone())
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn chinese_is_characters_and_english_is_words() {
+        assert_eq!(
+            super::words("我喜欢Rust and 游泳"),
+            ["我", "喜", "欢", "rust", "游", "泳"]
+        );
+        assert_eq!(super::words("What do I like?"), ["like"]);
     }
 }

@@ -13,9 +13,9 @@ use crate::corpus::{self, Rng};
 use hippo::memory::MemoryType;
 use hippo::retrieval::embed::{dot, BuiltinEmbedder};
 use hippo::retrieval::lexical::LexicalIndex;
+use hippo::retrieval::rank::query_terms;
 use hippo::retrieval::rank::{rank, Candidate, CandidateKind, RankRequest, LEXICAL_CANDIDATES};
 use hippo::retrieval::timeparse::parse_time_range;
-use hippo::retrieval::tokenize::tokenize_query;
 use hippo::time::Timestamp;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -116,7 +116,7 @@ fn measure(size: usize, queries: usize) -> Value {
         let mut fastest = f64::INFINITY;
         for _ in 0..REPEATS {
             let start = Instant::now();
-            let terms = tokenize_query(&text);
+            let terms = query_terms(&text, &Default::default());
             // The engine sends this vector to the vector index (timed apart below).
             std::hint::black_box(embedder.embed_text(&text));
             let hits = index.search(&terms, LEXICAL_CANDIDATES);
@@ -144,6 +144,7 @@ fn measure(size: usize, queries: usize) -> Value {
                 max_results: 5,
                 debug: false,
                 now,
+                names: Default::default(),
             };
             returned += rank(&req, candidates, &stats).len();
             fastest = fastest.min(start.elapsed().as_secs_f64() * 1000.0);

@@ -14,39 +14,51 @@ use chrono::NaiveDateTime;
 use hippo::memory::MemoryType;
 use hippo::retrieval::embed::{cosine, BuiltinEmbedder};
 use hippo::retrieval::lexical::LexicalIndex;
+use hippo::retrieval::query::{Names, Speaker};
+use hippo::retrieval::rank::query_terms;
 use hippo::retrieval::rank::{
     rank_with, Candidate, CandidateKind, RankRequest, Weights, LEXICAL_CANDIDATES,
     VECTOR_CANDIDATES, WEIGHTS,
 };
 use hippo::retrieval::timeparse::parse_time_range;
-use hippo::retrieval::tokenize::tokenize_query;
 use hippo::time::Timestamp;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
 
 const KS: [usize; 4] = [1, 5, 10, 20];
 
-struct Item {
-    id: String,
-    text: String,
-    context: String,
-    time: Timestamp,
+pub(crate) struct Item {
+    pub id: String,
+    /// "Speaker: text" (the ranking-only mode indexes this).
+    pub text: String,
+    /// What was said, without the speaker label (what an app appends).
+    pub content: String,
+    pub context: String,
+    /// The session's start.
+    pub time: Timestamp,
+    pub speaker: Option<Speaker>,
+    /// Session number, as in the data.
+    pub session: u32,
 }
 
-struct Question {
-    text: String,
-    evidence: Vec<String>,
-    category: String,
+pub(crate) struct Question {
+    pub text: String,
+    pub evidence: Vec<String>,
+    pub category: String,
+    /// When the question is asked (LongMemEval's `question_date`), if the data says.
+    pub date: Option<Timestamp>,
 }
 
-struct Conversation {
-    items: Vec<Item>,
-    questions: Vec<Question>,
+pub(crate) struct Conversation {
+    pub items: Vec<Item>,
+    pub questions: Vec<Question>,
+    /// `speaker_a` is the user, `speaker_b` the character.
+    pub names: Names,
 }
 
 /// Recall sums per method, overall and per category.
 #[derive(Default)]
-struct Tally {
+pub(crate) struct Tally {
     /// Cosines of the built-in embedder between turns far apart (threshold calibration).
     pair_cosines: Vec<f32>,
     sums: [f64; 4],
@@ -55,12 +67,18 @@ struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, category: &str, ranked: &[String], evidence: &[String]) {
+    pub fn add(&mut self, category: &str, ranked: &[String], evidence: &[String]) {
         let entry = self.by_category.entry(category.to_string()).or_default();
         for (slot, k) in KS.iter().enumerate() {
             let found = evidence
                 .iter()
-                .filter(|e| ranked.iter().take(*k).any(|r| r == *e))
+                // An entry may stand for several turns ("D1:3|D1:4", a memory drawn from both).
+                .filter(|e| {
+                    ranked
+                        .iter()
+                        .take(*k)
+                        .any(|r| r.split('|').any(|part| part == e.as_str()))
+                })
                 .count();
             let recall = found as f64 / evidence.len() as f64;
             self.sums[slot] += recall;
@@ -70,7 +88,11 @@ impl Tally {
         entry.1 += 1;
     }
 
-    fn to_json(&self) -> Value {
+    pub fn questions(&self) -> usize {
+        self.count
+    }
+
+    pub fn to_json(&self) -> Value {
         let row = |sums: &[f64; 4], n: usize| {
             let mut m = serde_json::Map::new();
             for (slot, k) in KS.iter().enumerate() {
@@ -102,25 +124,60 @@ pub fn run(args: &Args) -> Result<(), String> {
         .range("convs")?
         .unwrap_or((0, samples.len().saturating_sub(1)));
     let weights = weights_from(args.value("weights"))?;
+    let end_to_end = match args.value("mode").unwrap_or("e2e") {
+        "e2e" => true,
+        "ranking" => false,
+        other => return Err(format!("--mode is e2e or ranking, not {other:?}")),
+    };
+    let dreams = crate::e2e::DreamSchedule::parse(args.value("dreams").unwrap_or("nightly"))?;
+    let mut product = crate::e2e::Product::default();
     let mut hippo = Tally::default();
     let mut bm25 = Tally::default();
     for (index, sample) in samples.iter().enumerate() {
         if index < first || index > last {
             continue;
         }
-        let conv = load(sample).map_err(|e| format!("sample {index}: {e}"))?;
+        let mut conv = load(sample).map_err(|e| format!("sample {index}: {e}"))?;
+        if args.flag("no-speaker-label") {
+            for item in &mut conv.items {
+                if let Some((_, text)) = item.text.split_once(": ") {
+                    item.text = text.to_string();
+                }
+            }
+        }
+        if args.flag("no-names") {
+            conv.names = Names::default();
+        }
+        if end_to_end {
+            product.evaluate(&conv, index, dreams, args.value("dump"))?;
+        }
+        if end_to_end && args.flag("no-ranking") {
+            continue;
+        }
         evaluate(
             &conv,
             &weights,
             args.flag("vector-all"),
+            args.value("dump"),
             &mut hippo,
             &mut bm25,
         );
     }
-    let summary = json!({
-        "questions": hippo.count,
-        "results": {"hippo": hippo.to_json(), "bm25": bm25.to_json()},
-    });
+    let summary = if end_to_end {
+        let mut s = product.summary();
+        if hippo.count > 0 {
+            s["results"]["ranking"] = hippo.to_json();
+            s["results"]["bm25"] = bm25.to_json();
+        }
+        product.print();
+        s
+    } else {
+        json!({
+            "questions": hippo.count,
+            "mode": "ranking",
+            "results": {"hippo": hippo.to_json(), "bm25": bm25.to_json()},
+        })
+    };
     print_table(&summary);
     let mut cosines = std::mem::take(&mut hippo.pair_cosines);
     cosines.sort_by(f32::total_cmp);
@@ -155,6 +212,8 @@ fn weights_from(spec: Option<&str>) -> Result<Weights, String> {
             "strength" => &mut w.strength,
             "recency" => &mut w.recency,
             "time" => &mut w.time,
+            "speaker" => &mut w.speaker,
+            "sentence" => &mut w.sentence,
             _ => return Err(format!("unknown weight {name:?}")),
         };
         *slot = value;
@@ -164,6 +223,15 @@ fn weights_from(spec: Option<&str>) -> Result<Weights, String> {
 
 fn session_time(text: &str) -> Option<Timestamp> {
     let dt = NaiveDateTime::parse_from_str(text.trim(), "%I:%M %p on %d %B, %Y").ok()?;
+    Some(Timestamp(dt.and_utc().timestamp_millis()))
+}
+
+/// LongMemEval's `question_date`: "2023/11/08 (Wed) 09:08".
+fn question_time(text: &str) -> Option<Timestamp> {
+    let mut parts = text.split_whitespace();
+    let date = parts.next()?;
+    let time = parts.last().unwrap_or("00:00");
+    let dt = NaiveDateTime::parse_from_str(&format!("{date} {time}"), "%Y/%m/%d %H:%M").ok()?;
     Some(Timestamp(dt.and_utc().timestamp_millis()))
 }
 
@@ -180,7 +248,7 @@ fn well_formed(id: &str) -> bool {
         && t.chars().all(|c| c.is_ascii_digit())
 }
 
-fn load(sample: &Value) -> Result<Conversation, String> {
+pub(crate) fn load(sample: &Value) -> Result<Conversation, String> {
     let conv = sample["conversation"]
         .as_object()
         .ok_or("no conversation")?;
@@ -203,8 +271,28 @@ fn load(sample: &Value) -> Result<Conversation, String> {
         sessions.push((n, turns, date));
     }
     sessions.sort_by_key(|s| s.0);
+    let name = |key: &str| conv.get(key).and_then(Value::as_str).map(str::to_string);
+    let (user, character) = (name("speaker_a"), name("speaker_b"));
+    let speaker_of = |turn: &Value| {
+        let s = turn["speaker"].as_str().map(str::to_string);
+        if s.is_some() && s == user {
+            Some(Speaker::User)
+        } else if s.is_some() && s == character {
+            Some(Speaker::Character)
+        } else {
+            None
+        }
+    };
+    let names = Names {
+        user: user.iter().filter(|n| *n != "User").cloned().collect(),
+        character: character
+            .iter()
+            .filter(|n| *n != "Assistant")
+            .cloned()
+            .collect(),
+    };
     let mut items = Vec::new();
-    for (_, turns, time) in sessions {
+    for (session, turns, time) in sessions {
         let texts: Vec<String> = turns.iter().map(turn_text).collect();
         for (i, turn) in turns.iter().enumerate() {
             let neighbours: Vec<&str> = [i.checked_sub(1), Some(i + 1)]
@@ -212,11 +300,18 @@ fn load(sample: &Value) -> Result<Conversation, String> {
                 .flatten()
                 .filter_map(|j| texts.get(j).map(String::as_str))
                 .collect();
+            let content = texts[i]
+                .split_once(": ")
+                .map_or(texts[i].as_str(), |(_, text)| text)
+                .to_string();
             items.push(Item {
                 id: turn["dia_id"].as_str().unwrap_or_default().to_string(),
                 text: texts[i].clone(),
+                content,
                 context: neighbours.join("\n"),
                 time,
+                speaker: speaker_of(turn),
+                session,
             });
         }
     }
@@ -237,10 +332,15 @@ fn load(sample: &Value) -> Result<Conversation, String> {
                 text: qa["question"].as_str()?.to_string(),
                 evidence,
                 category: qa["category"].to_string(),
+                date: qa["question_date"].as_str().and_then(question_time),
             })
         })
         .collect();
-    Ok(Conversation { items, questions })
+    Ok(Conversation {
+        items,
+        questions,
+        names,
+    })
 }
 
 fn turn_text(turn: &Value) -> String {
@@ -258,6 +358,7 @@ fn evaluate(
     conv: &Conversation,
     weights: &Weights,
     vector_all: bool,
+    dump: Option<&str>,
     hippo: &mut Tally,
     bm25: &mut Tally,
 ) {
@@ -286,7 +387,8 @@ fn evaluate(
         .unwrap_or_default()
         .plus_days(1);
     for q in &conv.questions {
-        let terms = tokenize_query(&q.text);
+        let now = q.date.unwrap_or(now);
+        let terms = query_terms(&q.text, &conv.names);
         let query_vector = embedder.embed_text(&q.text);
         let mut nearest: Vec<(usize, f32)> = vectors
             .iter()
@@ -316,6 +418,7 @@ fn evaluate(
                 );
                 c.event_time = Some(item.time);
                 c.context = item.context.clone();
+                c.speaker = item.speaker;
                 c.vector_similarity = if vector_all {
                     Some(cosine(&query_vector, &vectors[i]))
                 } else {
@@ -327,17 +430,48 @@ fn evaluate(
         let req = RankRequest {
             query: q.text.clone(),
             types: Vec::new(),
-            time_range: parse_time_range(&q.text, now.date()),
+            time_range: hippo::retrieval::query::analyse(&q.text, &conv.names)
+                .time_words_apply
+                .then(|| parse_time_range(&q.text, now.date()))
+                .flatten(),
             max_results: 20,
             debug: false,
             now,
+            names: conv.names.clone(),
         };
         let ranked: Vec<String> = rank_with(weights, &req, candidates, &index.stats(&terms))
             .into_iter()
             .map(|r| r.candidate.id)
             .collect();
+        let bm25_ranked = baseline.search(&q.text, 20);
+        if let Some(path) = dump {
+            let text_of = |id: &str| {
+                by_id
+                    .get(id)
+                    .map(|&i| conv.items[i].text.chars().take(160).collect::<String>())
+            };
+            let line = json!({
+                "question": q.text,
+                "category": q.category,
+                "evidence": q.evidence.iter().map(|e| json!({
+                    "id": e,
+                    "rank": ranked.iter().position(|r| r == e),
+                    "bm25_rank": bm25_ranked.iter().position(|r| r == e),
+                    "text": text_of(e),
+                })).collect::<Vec<_>>(),
+                "top": ranked.iter().take(5).map(|id| json!({"id": id, "text": text_of(id)})).collect::<Vec<_>>(),
+            });
+            use std::io::Write as _;
+            if let Ok(mut f) = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+            {
+                let _ = writeln!(f, "{line}");
+            }
+        }
         hippo.add(&q.category, &ranked, &q.evidence);
-        bm25.add(&q.category, &baseline.search(&q.text, 20), &q.evidence);
+        bm25.add(&q.category, &bm25_ranked, &q.evidence);
     }
 }
 
@@ -359,8 +493,11 @@ fn print_table(summary: &Value) {
         "{:<8} {:>6} {:>6} {:>6} {:>6}",
         "method", "R@1", "R@5", "R@10", "R@20"
     );
-    for method in ["hippo", "bm25"] {
+    for method in ["hippo", "hippo_strict", "ranking", "bm25"] {
         let r = &summary["results"][method];
+        if r.is_null() {
+            continue;
+        }
         println!(
             "{:<8} {:>6} {:>6} {:>6} {:>6}",
             method, r["r@1"], r["r@5"], r["r@10"], r["r@20"]

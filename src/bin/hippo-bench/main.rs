@@ -1,9 +1,13 @@
 //! `hippo-bench`: retrieval quality (LoCoMo), retrieval latency, and dream benchmarks.
 //!
 //! ```text
-//! hippo-bench locomo --data FILE [--convs A-B] [--json]
+//! hippo-bench locomo --data FILE [--convs A-B] [--mode e2e|ranking] [--dreams nightly|session]
+//!                    [--no-ranking] [--dump FILE] [--json]
 //! hippo-bench latency [--sizes 1000,10000,100000] [--queries N] [--json]
+//! hippo-bench precision [--set FILE] [--show] [--json]
+//! hippo-bench year [--days N] [--latency] [--show] [--json]
 //! hippo-bench dream --data FILE [--limit N] [--dry-run] [--show]
+//! hippo-bench structured [--queries N]
 //! ```
 //! With `--json`, the last line of output is one JSON object (see each subcommand).
 
@@ -12,8 +16,13 @@ mod args;
 mod baseline;
 mod corpus;
 mod dream;
+mod e2e;
 mod latency;
 mod locomo;
+mod precision;
+mod structured;
+mod year;
+mod year_data;
 
 #[global_allocator]
 static ALLOCATOR: alloc::CountingAllocator = alloc::CountingAllocator;
@@ -29,8 +38,12 @@ fn main() {
     let outcome = match command.as_str() {
         "locomo" => locomo::run(&args),
         "latency" => latency::run(&args),
+        "precision" => precision::run(&args),
+        "structured" => structured::run(&args),
+        "year" => year::run(&args),
         _ => Err(format!(
-            "usage: hippo-bench <locomo|latency|dream> [options] (unknown command {command:?})"
+            "usage: hippo-bench <locomo|latency|precision|year|dream|structured> [options] \
+             (unknown command {command:?})"
         )),
     };
     if let Err(message) = outcome {

@@ -112,9 +112,17 @@ pub const EN_RELATIONS: &[(&str, &str, Circle)] = &[
     ("cat", "cat", Circle::Pet),
     ("puppy", "dog", Circle::Pet),
     ("kitten", "cat", Circle::Pet),
+    ("niece", "niece", Circle::Family),
+    ("nephew", "nephew", Circle::Family),
+    ("grandson", "grandson", Circle::Family),
+    ("granddaughter", "granddaughter", Circle::Family),
+    ("therapist", "therapist", Circle::Other),
+    ("coach", "coach", Circle::Other),
+    ("tutor", "tutor", Circle::Other),
 ];
 
-/// Sports: a liked sport goes to `Favorite Sports`.
+/// Sports: a liked sport goes to `Favorite Sports`. These are played; [`ZH_SPORT_DOINGS`]
+/// are done ("喜欢游泳" is liking to swim); [`zh_sports`] is both.
 pub const ZH_SPORTS: &[&str] = &[
     "篮球",
     "足球",
@@ -124,17 +132,6 @@ pub const ZH_SPORTS: &[&str] = &[
     "排球",
     "棒球",
     "高尔夫",
-    "游泳",
-    "跑步",
-    "瑜伽",
-    "滑雪",
-    "骑行",
-    "健身",
-    "拳击",
-    "攀岩",
-    "马拉松",
-    "滑板",
-    "冲浪",
 ];
 pub const EN_SPORTS: &[&str] = &[
     "basketball",
@@ -162,6 +159,26 @@ pub const EN_SPORTS: &[&str] = &[
     "rugby",
 ];
 
+/// Every Chinese sport word.
+pub fn zh_sports() -> impl Iterator<Item = &'static &'static str> {
+    ZH_SPORTS.iter().chain(ZH_SPORT_DOINGS)
+}
+
+/// Sports that are themselves a doing ("喜欢游泳" is liking to swim): also hobbies.
+pub const ZH_SPORT_DOINGS: &[&str] = &[
+    "游泳",
+    "跑步",
+    "瑜伽",
+    "滑雪",
+    "骑行",
+    "健身",
+    "拳击",
+    "攀岩",
+    "马拉松",
+    "滑板",
+    "冲浪",
+];
+
 /// Pastimes that are entertainment rather than hobbies: `Entertainment and Leisure`.
 pub const ZH_ENTERTAINMENT: &[&str] = &[
     "游戏",
@@ -174,6 +191,8 @@ pub const ZH_ENTERTAINMENT: &[&str] = &[
     "直播",
     "桌游",
     "剧本杀",
+    "podcast",
+    "播客",
 ];
 pub const EN_ENTERTAINMENT: &[&str] = &[
     "video games",
@@ -250,6 +269,11 @@ pub const EN_HOBBIES: &[&str] = &[
     "woodworking",
     "programming",
     "coding",
+    "knit",
+    "crochet",
+    "journaling",
+    "bouldering",
+    "skateboarding",
 ];
 
 /// A style request: the words that say it, in each language, and the memory it becomes.
@@ -383,6 +407,9 @@ pub const STYLE_INTENTS: &[StyleIntent] = &[
             "without emoji",
             "stop using emoji",
             "don't use emoji",
+            "don't use emojis",
+            "stop using emojis",
+            "no more emojis",
         ],
         summary_zh: "用户不希望回复里有表情符号",
         summary_en: "The user does not want emojis in replies",
@@ -439,6 +466,10 @@ pub const STYLE_INTENTS: &[StyleIntent] = &[
             "plain language",
             "plain english",
             "explain like i'm five",
+            "like i'm 5",
+            "like im 5",
+            "like i'm five",
+            "eli5",
         ],
         summary_zh: "用户希望解释得通俗简单",
         summary_en: "The user wants simple, plain explanations",

@@ -30,6 +30,7 @@ mod zh;
 use crate::conversation::{Role, Turn};
 use crate::dream::emotion;
 use crate::dream::text::{self, Lang};
+use crate::dream::when;
 use crate::memory::MemoryType;
 use crate::pkg::{item_limit, PkgUpdate};
 use crate::relationship::{EntityOp, OpKind};
@@ -129,14 +130,20 @@ const LIFE_FEELINGS: [&str; 4] = ["joy", "sadness", "anger", "fear"];
 pub fn extract(turns: &[Turn], today: NaiveDate) -> Extraction {
     let mut found = Found::default();
     for turn in turns {
-        if turn.role != Some(Role::User) {
-            continue;
-        }
         let day = if turn.ts.ms() > 0 {
             turn.ts.date()
         } else {
             today
         };
+        if turn.role == Some(Role::Assistant) {
+            for sentence in text::sentences(&turn.content) {
+                promise(sentence, day, &mut found);
+            }
+            continue;
+        }
+        if turn.role != Some(Role::User) {
+            continue;
+        }
         let feeling = emotion::detect(&turn.content);
         let first_memory = found.memories.len();
         let mut pin = false;
@@ -301,6 +308,102 @@ fn extract_sentence(sentence: &str, day: NaiveDate, found: &mut Found) {
     }
 }
 
+/// What the character promised the user ("明天我提醒你交报告", "I'll remind you about the
+/// dentist tomorrow"): a `project` memory in the character's voice, dated when a date is
+/// said. Only promises of the character's own doing count, not wishes or questions.
+fn promise(sentence: &str, day: NaiveDate, found: &mut Found) {
+    const ZH_DOINGS: &[&str] = &[
+        "提醒", "陪", "帮", "告诉", "问问", "问你", "记得", "叫你", "监督", "检查",
+    ];
+    const EN_LEADS: &[&str] = &[
+        "i'll",
+        "i will",
+        "i'm going to",
+        "i am going to",
+        "i promise to",
+    ];
+    let lang = text::lang_of(sentence);
+    let lower = sentence.to_lowercase();
+    let tag_question = ["okay?", "ok?", "alright?", "好吗？", "好不好？", "好吗?"]
+        .iter()
+        .any(|t| lower.trim_end().ends_with(t));
+    if sentence.trim_end().ends_with(['?', '？']) && !tag_question {
+        return;
+    }
+    let said = match lang {
+        Lang::Zh => {
+            let Some(i) = sentence.find('我') else {
+                return;
+            };
+            let rest = &sentence[i..];
+            if rest.starts_with("我们") || !ZH_DOINGS.iter().any(|d| rest.contains(d)) {
+                return;
+            }
+            sentence
+        }
+        Lang::En => {
+            let lower = sentence.to_ascii_lowercase().replace('’', "'");
+            let Some((start, _)) = text::find_any(&lower, EN_LEADS) else {
+                return;
+            };
+            let to_user = ["you", "your", "my answers", "my replies"]
+                .iter()
+                .any(|w| text::find_word(&lower, w).is_some());
+            if !to_user {
+                return;
+            }
+            &sentence[start..]
+        }
+    };
+    let dated = when::find(said, day);
+    let restated = match &dated {
+        Some(w) => w.restate_all(said),
+        None => said.to_string(),
+    };
+    let clause = restated
+        .trim()
+        .trim_end_matches(['。', '.', '!', '！', '~', '～', '哈', '哦', '啦', '呀'])
+        .trim_start_matches(['好', '呀', '的', '，', ',', ' ', '嗯']);
+    let summary = match lang {
+        Lang::Zh => format!("我答应用户：{}", clause.replace('你', "用户")),
+        Lang::En => format!("I promised the user: {}", you_to_them(clause)),
+    };
+    let keywords = keywords_of(clause);
+    found.memories.push(ExtractedMemory {
+        summary,
+        memory_type: MemoryType::Project,
+        keywords,
+        importance: Signal::Deadline.importance(),
+        confidence: CONFIDENCE_PLAIN,
+        event_time: dated.map(|w| w.timestamp()),
+        sensitive: false,
+        sensitive_category: None,
+        pinned: false,
+    });
+}
+
+/// "you" / "your" → "them" / "their": the user, in the character's own sentence.
+fn you_to_them(text: &str) -> String {
+    text.split(' ')
+        .map(|w| {
+            let (core, rest) = w.split_at(
+                w.find(|c: char| !c.is_alphanumeric() && c != '\'')
+                    .unwrap_or(w.len()),
+            );
+            let swapped = match core.to_ascii_lowercase().as_str() {
+                "you" => "them",
+                "your" => "their",
+                "yours" => "theirs",
+                "yourself" => "themselves",
+                "you're" => "they're",
+                _ => core,
+            };
+            format!("{swapped}{rest}")
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The sentence where the user says how they themselves feel, strongly, as a history memory:
 /// "I'm so nervous about the exam" counts; "You look so happy!" and "Thanks!" do not.
 fn emotional_memory(turn: &Turn, day: NaiveDate) -> Option<ExtractedMemory> {
@@ -347,7 +450,7 @@ fn keywords_of(summary: &str) -> Vec<String> {
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| w.chars().count() >= 4 || w.chars().any(text::is_cjk))
         .collect();
-    words.sort_by_key(|w| std::cmp::Reverse(w.chars().count()));
+    crate::order::sort_by(&mut words, |a, b| b.chars().count().cmp(&a.chars().count()));
     words.truncate(3);
     words
         .into_iter()
@@ -504,6 +607,11 @@ impl Sink<'_> {
             sensitive_category: None,
             pinned: false,
         });
+    }
+
+    /// Whether this sentence has yielded no memory so far.
+    pub fn nothing_yet(&self) -> bool {
+        self.found.memories.len() == self.memories_before
     }
 
     /// Marks the memory just added as sensitive: a password the user gave (credentials).

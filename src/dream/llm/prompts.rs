@@ -103,12 +103,15 @@ pub fn transcript(turns: &[Turn]) -> String {
 /// Today's diary entry, written by the character, from all of today's material.
 pub fn diary(date: NaiveDate, material: &[Turn], max_chars: usize) -> Prompt {
     let system = format!(
-        "You are the memory of an AI character. Write the character's private diary entry for \
-         {date}: what happened with the user today and what matters about them, in the first \
-         person of the character, referring to the user as \"the user\" (用户 in Chinese). Write in \
-         the language the conversation is mostly in. At most {max_chars} characters. Only facts \
-         from the conversation; invent nothing. {DATA_NOT_INSTRUCTIONS} Answer with one JSON \
-         object and nothing else: {{\"diary\": \"...\"}}"
+        "You are an AI character writing your private diary entry for {date}, about the user and your \
+         day together. Write a short entry in your own first-person voice, calling the user by \
+         the name or nickname they use (else \"the user\", TA in Chinese): what you talked about, \
+         what mattered about them (plans with their dates, people in their life, things to \
+         remember such as allergies, what they like), how they felt and why, and anything you \
+         promised them. A diary, not a list of quotes; do not repeat the chat line by line. Write \
+         in the language the conversation is mostly in. At most {max_chars} characters. Only \
+         facts from the conversation; invent nothing. {DATA_NOT_INSTRUCTIONS} Answer with one \
+         JSON object and nothing else: {{\"diary\": \"...\"}}"
     );
     Prompt::new(
         system,

@@ -4,19 +4,27 @@
 //! secrets in them), for the LLM and the built-in summarizer alike; what an LLM writes is
 //! checked again, and any sentence the detector flags is left out of the entry.
 
-use super::{commit, port, Scan};
+use super::{commit, embed_records, port, Scan};
 use crate::api::DiaryReport;
 use crate::conversation::Turn;
 use crate::diary::{put_daily, Diary, DiaryEntry};
 use crate::dream::{llm, summarize};
 use crate::engine::Hippo;
+use crate::memory::{merge_source_turns, Collection, Memory, MemoryType};
 use crate::ports::{Write, WriteBatch};
 use crate::sensitive::material::{keep_safe_sentences, without_sensitive_sentences};
+use crate::time::Timestamp;
+use chrono::NaiveDate;
 
 /// Longest daily entry, in characters.
 pub const DAILY_MAX_CHARS: usize = 800;
 /// Longest `prior`, in characters.
 pub const PRIOR_MAX_CHARS: usize = 4_000;
+/// The `source` of diary day records.
+pub const DIARY_SOURCE: &str = "diary";
+/// The `confidence` of a diary day: the character's own summary of what was said, as
+/// unverified as what was said.
+pub const DIARY_CONFIDENCE: f64 = 0.6;
 /// How far back (in log entries before the watermark) a re-dream looks for the earlier
 /// material of the same day.
 pub const DAY_LOOKBACK: u64 = 500;
@@ -29,45 +37,46 @@ pub(super) async fn run(
 ) -> Result<DiaryReport, String> {
     let store = &hippo.ports().store;
     let material = safe_material(day_material(hippo, npcid, scan).await?);
-    let date = scan.today.format("%Y-%m-%d").to_string();
-    let written = match &hippo.ports().llm {
-        Some(model) => {
-            let prompt = llm::prompts::diary(scan.today, &material, DAILY_MAX_CHARS);
-            let answer = model
-                .complete(&prompt.system, &prompt.messages)
-                .await
-                .map_err(port("LLM failed"))?;
-            llm::parse::parse_diary(&answer, DAILY_MAX_CHARS)
-                .map_err(|e| format!("LLM output rejected: {e}"))?
-        }
-        None => summarize::summarize_day(&material, DAILY_MAX_CHARS),
-    };
-    let mut text = without_sensitive_sentences(&written);
-    if text.is_empty() {
-        text = summarize::summarize_day(&material, DAILY_MAX_CHARS);
-    }
+    let name = user_name(&store.pkg(npcid).await.map_err(port("store"))?);
     let (prior, dailies) = store.diary(npcid).await.map_err(port("store"))?;
+    let before: Vec<String> = dailies.iter().map(|d| d.date.clone()).collect();
+    let mut diary = Diary { prior, dailies };
     let window = scan.npc.settings.diary_window as usize;
-    let roll = put_daily(
-        &Diary { prior, dailies },
-        DiaryEntry {
+    let mut overflow: Vec<DiaryEntry> = Vec::new();
+    let mut records = Vec::new();
+    let mut written: Vec<DiaryEntry> = Vec::new();
+    // One entry per day the conversation happened on: a dream after midnight writes about
+    // yesterday under yesterday's date, and a dream after a week away writes each day.
+    for (day, turns) in by_day(&material, scan.today) {
+        let date = day.format("%Y-%m-%d").to_string();
+        let text = write_daily(hippo, day, &turns, name.as_deref()).await?;
+        let entry = DiaryEntry {
             date: date.clone(),
-            summary: text.clone(),
-        },
-        window,
-    );
+            summary: text,
+        };
+        records.push(diary_record(&entry, &turns));
+        let roll = put_daily(&diary, entry.clone(), window);
+        overflow.extend(roll.overflow);
+        diary = roll.diary;
+        written.push(entry);
+    }
     let mut batch = WriteBatch::new();
-    batch.push(Write::PutDaily {
-        entry: DiaryEntry {
-            date: date.clone(),
-            summary: text.clone(),
-        },
-    });
-    if !roll.overflow.is_empty() {
+    for entry in &written {
+        if diary.dailies.iter().any(|d| d.date == entry.date) {
+            batch.push(Write::PutDaily {
+                entry: entry.clone(),
+            });
+        }
+    }
+    for old in overflow.iter().filter(|o| before.contains(&o.date)) {
+        batch.push(Write::DeleteDaily {
+            date: old.date.clone(),
+        });
+    }
+    if !overflow.is_empty() {
         let merged = match &hippo.ports().llm {
             Some(model) => {
-                let prompt =
-                    llm::prompts::prior_merge(&roll.diary.prior, &roll.overflow, PRIOR_MAX_CHARS);
+                let prompt = llm::prompts::prior_merge(&diary.prior, &overflow, PRIOR_MAX_CHARS);
                 let answer = model
                     .complete(&prompt.system, &prompt.messages)
                     .await
@@ -76,34 +85,118 @@ pub(super) async fn run(
                     .map_err(|e| format!("LLM output rejected: {e}"))?;
                 without_sensitive_sentences(&merged)
             }
-            None => summarize::merge_prior(&roll.diary.prior, &roll.overflow, PRIOR_MAX_CHARS),
+            None => summarize::merge_prior(&diary.prior, &overflow, PRIOR_MAX_CHARS),
         };
-        for old in &roll.overflow {
-            // Today's entry can only overflow when the window is full of later dates.
-            if old.date != date {
-                batch.push(Write::DeleteDaily {
-                    date: old.date.clone(),
-                });
-            }
-        }
-        if roll.overflow.iter().any(|o| o.date == date) {
-            batch
-                .writes
-                .retain(|w| !matches!(w, Write::PutDaily { .. }));
-        }
         batch.push(Write::SetPrior { prior: merged });
     }
-    if !dry_run && !commit(hippo, npcid, batch).await? {
-        return Err("the diary changed while dreaming".into());
+    // Every day also stays a searchable record after it leaves the window (same batch).
+    batch.writes.extend(
+        records
+            .iter()
+            .cloned()
+            .map(|memory| Write::PutMemory { memory }),
+    );
+    if !dry_run {
+        if !commit(hippo, npcid, batch).await? {
+            return Err("the diary changed while dreaming".into());
+        }
+        let vectors = embed_records(hippo, &records).await;
+        hippo.upsert_vectors(npcid, vectors).await;
     }
+    let last = written.last().cloned().unwrap_or(DiaryEntry {
+        date: scan.today.format("%Y-%m-%d").to_string(),
+        summary: String::new(),
+    });
     Ok(DiaryReport {
-        date,
-        diary_text: text,
-        prior_merged: !roll.overflow.is_empty(),
-        overflow_count: roll.overflow.len(),
+        date: last.date,
+        diary_text: last.summary,
+        prior_merged: !overflow.is_empty(),
+        overflow_count: overflow.len(),
         dry_run,
     })
 }
+
+/// One day's entry from its material: the LLM when configured, else the built-in summarizer;
+/// any sentence the detector flags is left out.
+async fn write_daily(
+    hippo: &Hippo,
+    day: NaiveDate,
+    material: &[Turn],
+    user_name: Option<&str>,
+) -> Result<String, String> {
+    let builtin = || summarize::summarize_day(material, user_name, DAILY_MAX_CHARS);
+    let written = match &hippo.ports().llm {
+        Some(model) => {
+            let prompt = llm::prompts::diary(day, material, DAILY_MAX_CHARS);
+            let answer = model
+                .complete(&prompt.system, &prompt.messages)
+                .await
+                .map_err(port("LLM failed"))?;
+            llm::parse::parse_diary(&answer, DAILY_MAX_CHARS)
+                .map_err(|e| format!("LLM output rejected: {e}"))?
+        }
+        None => builtin(),
+    };
+    let text = without_sensitive_sentences(&written);
+    Ok(if text.is_empty() { builtin() } else { text })
+}
+
+/// The day a log entry belongs to (entries without a time belong to the dream's day).
+fn day_of(t: &Turn, today: NaiveDate) -> NaiveDate {
+    if t.ts.ms() > 0 {
+        t.ts.date()
+    } else {
+        today
+    }
+}
+
+/// The material grouped by day, oldest day first.
+fn by_day(material: &[Turn], today: NaiveDate) -> Vec<(NaiveDate, Vec<Turn>)> {
+    let mut days: Vec<(NaiveDate, Vec<Turn>)> = Vec::new();
+    for t in material {
+        let day = day_of(t, today);
+        match days.iter_mut().find(|(d, _)| *d == day) {
+            Some((_, turns)) => turns.push(t.clone()),
+            None => days.push((day, vec![t.clone()])),
+        }
+    }
+    days.sort_by_key(|(d, _)| *d);
+    days
+}
+
+/// The searchable record of a diary day: id `diary_<date>`, so rewriting the day replaces it.
+/// The diary is the character's summary, not a quote: its confidence says so.
+fn diary_record(entry: &DiaryEntry, turns: &[Turn]) -> Memory {
+    let at = crate::time::parse_date(&entry.date)
+        .map(Timestamp::from_date)
+        .unwrap_or_default();
+    let mut sources = Vec::new();
+    merge_source_turns(
+        &mut sources,
+        &turns.iter().map(|t| t.id.clone()).collect::<Vec<_>>(),
+    );
+    Memory {
+        confidence: DIARY_CONFIDENCE,
+        source: DIARY_SOURCE.to_string(),
+        event_time: Some(at),
+        collection: Collection::Diary,
+        source_turns: sources,
+        ..Memory::new(
+            diary_record_id(&entry.date),
+            MemoryType::History,
+            entry.summary.clone(),
+            at,
+        )
+    }
+}
+
+/// The id of the record of the diary day `date`.
+pub fn diary_record_id(date: &str) -> String {
+    format!("{DIARY_RECORD_PREFIX}{date}")
+}
+
+/// What the id of a diary day's record starts with.
+pub const DIARY_RECORD_PREFIX: &str = "diary_";
 
 /// The material without its sensitive sentences; entries with nothing safe left are dropped.
 fn safe_material(material: Vec<Turn>) -> Vec<Turn> {
@@ -121,10 +214,28 @@ fn safe_material(material: Vec<Turn>) -> Vec<Turn> {
         .collect()
 }
 
-/// Today's material: the new entries, after the earlier entries of today that a previous
-/// dream already consumed (so a re-dream rewrites the day from all of it).
+/// How the character calls the user: the latest nickname, else the name.
+fn user_name(pkg: &[(String, crate::pkg::PkgValue)]) -> Option<String> {
+    let field = |key: &str| pkg.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+    let text = |v: &crate::pkg::PkgValue| match v {
+        crate::pkg::PkgValue::Text(t) => Some(t.clone()),
+        crate::pkg::PkgValue::List(items) => items.last().cloned(),
+        _ => None,
+    };
+    field("Nickname")
+        .and_then(text)
+        .or_else(|| field("Name").and_then(text))
+        .filter(|n| !n.trim().is_empty())
+}
+
+/// The material: the new entries, after the earlier entries of their first day that a
+/// previous dream already consumed (so a re-dream rewrites the day from all of it).
 async fn day_material(hippo: &Hippo, npcid: &str, scan: &Scan) -> Result<Vec<Turn>, String> {
     let watermark = scan.npc.watermark;
+    let first_day = scan
+        .new
+        .first()
+        .map_or(scan.today, |t| day_of(t, scan.today));
     let mut material = Vec::new();
     if watermark > 0 {
         let from = watermark.saturating_sub(DAY_LOOKBACK);
@@ -137,7 +248,7 @@ async fn day_material(hippo: &Hippo, npcid: &str, scan: &Scan) -> Result<Vec<Tur
         material.extend(
             earlier
                 .into_iter()
-                .filter(|t| t.seq <= watermark && t.ts.date() == scan.today),
+                .filter(|t| t.seq <= watermark && day_of(t, scan.today) == first_day),
         );
     }
     material.extend(scan.new.iter().cloned());

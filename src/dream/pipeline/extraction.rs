@@ -2,13 +2,14 @@
 //! (the LLM when configured, else the built-in extractor), plus the content and emotion
 //! records of the consumed log, and the watermark, in one batch.
 
-use super::{commit, port, records, Scan, MAX_ATTEMPTS};
+use super::{commit, embed_records, port, records, Scan, MAX_ATTEMPTS};
 use crate::api::{ExtractedMemoryReport, ExtractionReport};
+use crate::conversation::Turn;
 use crate::dream::extract::{extract, Extraction, SOURCE};
-use crate::dream::llm;
-use crate::engine::{embedding_text, Hippo, NewMemory};
+use crate::dream::{llm, provenance};
+use crate::engine::{Hippo, NewMemory};
 use crate::pkg::{self, Pkg};
-use crate::ports::{VectorItem, Write, WriteBatch};
+use crate::ports::{Write, WriteBatch};
 use crate::relationship::{self, EntityWrite, Relationships};
 
 pub(super) async fn run(
@@ -20,7 +21,7 @@ pub(super) async fn run(
 ) -> Result<ExtractionReport, String> {
     let ports = hippo.ports();
     let found = extraction(hippo, npcid, scan).await?;
-    let records = records::for_turns(npcid, &scan.new, &scan.npc.settings, scan.now);
+    let records = records::for_turns(npcid, &scan.new, &scan.npc.settings);
     let record_vectors = embed_records(hippo, &records).await;
 
     for _ in 0..MAX_ATTEMPTS {
@@ -77,7 +78,11 @@ pub(super) async fn run(
                 .map(|(key, value)| Write::SetPkgField { key, value }),
         );
 
-        let items: Vec<NewMemory> = found.memories.iter().map(new_memory).collect();
+        let items: Vec<NewMemory> = found
+            .memories
+            .iter()
+            .map(|m| new_memory(m, &scan.new))
+            .collect();
         let plan = hippo
             .plan_memories(npcid, items)
             .await
@@ -152,8 +157,10 @@ async fn extraction(hippo: &Hippo, npcid: &str, scan: &Scan) -> Result<Extractio
     llm::parse::parse_extraction(&answer, &known).map_err(|e| format!("LLM output rejected: {e}"))
 }
 
-fn new_memory(m: &crate::dream::ExtractedMemory) -> NewMemory {
+fn new_memory(m: &crate::dream::ExtractedMemory, turns: &[Turn]) -> NewMemory {
     let mut item = NewMemory::new(m.summary.clone(), m.memory_type, SOURCE);
+    let said = format!("{} {}", m.summary, m.keywords.join(" "));
+    item.source_turns = provenance::source_turns(&said, turns);
     item.keywords = m.keywords.clone();
     item.importance = m.importance;
     item.confidence = m.confidence;
@@ -162,29 +169,4 @@ fn new_memory(m: &crate::dream::ExtractedMemory) -> NewMemory {
     item.sensitive_category = m.sensitive_category;
     item.pinned = m.pinned;
     item
-}
-
-/// Vectors of the content and emotion records; none if the embedder fails (the records are
-/// still found lexically, and `rebuild_vectors` restores them).
-async fn embed_records(hippo: &Hippo, records: &[crate::memory::Memory]) -> Vec<VectorItem> {
-    if records.is_empty() {
-        return Vec::new();
-    }
-    let texts: Vec<String> = records
-        .iter()
-        .map(|m| embedding_text(&m.summary, &m.keywords))
-        .collect();
-    match hippo.ports().embedder.embed(&texts).await {
-        Ok(vectors) => records
-            .iter()
-            .zip(vectors)
-            .map(|(m, values)| VectorItem {
-                id: m.id.clone(),
-                collection: m.collection,
-                memory_type: m.memory_type,
-                values,
-            })
-            .collect(),
-        Err(_) => Vec::new(),
-    }
 }

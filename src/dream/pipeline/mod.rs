@@ -20,16 +20,18 @@ mod diary;
 mod extraction;
 mod records;
 
+pub use diary::{diary_record_id, DIARY_CONFIDENCE, DIARY_RECORD_PREFIX, DIARY_SOURCE};
+pub use diary::{DAILY_MAX_CHARS, PRIOR_MAX_CHARS};
 pub use records::{QUOTE_CONFIDENCE, QUOTE_SOURCE};
 
 use crate::api::DreamReport;
 use crate::conversation::Turn;
+use crate::engine::embedding_text;
 use crate::engine::Hippo;
 use crate::error::{Error, PortError, Result};
 use crate::ids::new_id;
 use crate::npc::Npc;
-use crate::ports::WriteBatch;
-use crate::time::Timestamp;
+use crate::ports::{VectorItem, WriteBatch};
 use chrono::NaiveDate;
 
 /// Most log entries one dream consumes.
@@ -44,7 +46,6 @@ pub(crate) struct Scan {
     pub npc: Npc,
     /// Log entries after the watermark, in `seq` order.
     pub new: Vec<Turn>,
-    pub now: Timestamp,
     pub today: NaiveDate,
 }
 
@@ -63,8 +64,8 @@ pub async fn run_dream(hippo: &Hippo, npcid: &str, dry_run: bool) -> Result<Drea
         return dream(hippo, npcid, true).await;
     }
     let holder = new_id("dream");
-    let now = ports.clock.now();
-    let until = Timestamp(now.ms() + LEASE_MS);
+    let now = ports.clock.now().clamped();
+    let until = now.plus_ms(LEASE_MS);
     if !ports
         .store
         .acquire_lease(npcid, &holder, now, until)
@@ -94,11 +95,10 @@ async fn dream(hippo: &Hippo, npcid: &str, dry_run: bool) -> Result<DreamReport>
             ..DreamReport::default()
         });
     }
-    let now = ports.clock.now();
+    let now = ports.clock.now().clamped();
     let scan = Scan {
         npc,
         new,
-        now,
         today: now.date(),
     };
     let mut errors: Vec<String> = Vec::new();
@@ -147,4 +147,32 @@ async fn commit(hippo: &Hippo, npcid: &str, batch: WriteBatch) -> Result<bool, S
 /// A port error as a stage message.
 fn port(what: &str) -> impl Fn(PortError) -> String + '_ {
     move |e| format!("{what}: {e}")
+}
+
+/// Vectors of the records a dream keeps (content, emotion, diary days); none if the embedder fails (the records are
+/// still found lexically, and `rebuild_vectors` restores them).
+pub(super) async fn embed_records(
+    hippo: &Hippo,
+    records: &[crate::memory::Memory],
+) -> Vec<VectorItem> {
+    if records.is_empty() {
+        return Vec::new();
+    }
+    let texts: Vec<String> = records
+        .iter()
+        .map(|m| embedding_text(&m.summary, &m.keywords))
+        .collect();
+    match hippo.ports().embedder.embed(&texts).await {
+        Ok(vectors) => records
+            .iter()
+            .zip(vectors)
+            .map(|(m, values)| VectorItem {
+                id: m.id.clone(),
+                collection: m.collection,
+                memory_type: m.memory_type,
+                values,
+            })
+            .collect(),
+        Err(_) => Vec::new(),
+    }
 }

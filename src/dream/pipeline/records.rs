@@ -15,10 +15,9 @@ use crate::ids::sha256_hex;
 use crate::memory::{Collection, EmotionTag, Memory, MemoryType};
 use crate::npc::NpcSettings;
 use crate::sensitive::material::keep_safe_sentences;
-use crate::time::Timestamp;
 
 /// Longest content chunk, in characters.
-pub const MAX_CHUNK_CHARS: usize = 2_000;
+pub const MAX_CHUNK_CHARS: usize = crate::engine::MAX_SUMMARY_CHARS;
 /// The `source` of content chunks and emotion snippets: a verbatim quote of the conversation.
 pub const QUOTE_SOURCE: &str = "conversation_quote";
 /// The `confidence` of a quote: Hippo knows the words were said, not that they are true.
@@ -31,23 +30,26 @@ fn record_id(prefix: &str, npcid: &str, seq: u64) -> String {
     )
 }
 
+/// A record of what was said at `ts`: dated by the turn, not by the dream that stored it (a
+/// quote from March is from March). `ttl_days` 0 never expires.
 fn record(
     id: String,
     summary: String,
     collection: Collection,
     source: &str,
-    ts: Timestamp,
+    turn: &Turn,
     ttl_days: u32,
-    now: Timestamp,
 ) -> Memory {
+    let ts = turn.ts;
     Memory {
         confidence: QUOTE_CONFIDENCE,
         importance: 0.3,
         source: source.to_string(),
         event_time: Some(ts),
-        expires_at: Some(ts.plus_days(ttl_days as i64)),
+        expires_at: (ttl_days > 0).then(|| ts.plus_days(i64::from(ttl_days))),
         collection,
-        ..Memory::new(id, MemoryType::History, summary, now)
+        source_turns: vec![turn.id.clone()],
+        ..Memory::new(id, MemoryType::History, summary, ts)
     }
 }
 
@@ -59,9 +61,13 @@ fn speaker(t: &Turn) -> &'static str {
     }
 }
 
-/// "Speaker: text" of a log entry, bounded; `None` when nothing of it is safe to keep.
+/// "Speaker: text" of the safe part of a log entry, at most [`MAX_CHUNK_CHARS`] in all (a
+/// record's summary limit, which an import checks); `None` when nothing of it is safe to keep.
 fn chunk_text(t: &Turn, safe: &str) -> Option<String> {
-    (!safe.is_empty()).then(|| format!("{}: {}", speaker(t), cut_chars(safe, MAX_CHUNK_CHARS)))
+    (!safe.is_empty()).then(|| {
+        let text = format!("{}: {}", speaker(t), safe);
+        cut_chars(&text, MAX_CHUNK_CHARS).to_string()
+    })
 }
 
 /// The turns before and after `i` in the same session: a chunk's `context`, which the
@@ -81,12 +87,7 @@ fn neighbours(turns: &[Turn], safe: &[String], i: usize) -> String {
 }
 
 /// The `content` chunk and, for a felt user turn, the `emotion` snippet of each entry.
-pub(super) fn for_turns(
-    npcid: &str,
-    turns: &[Turn],
-    settings: &NpcSettings,
-    now: Timestamp,
-) -> Vec<Memory> {
+pub(super) fn for_turns(npcid: &str, turns: &[Turn], settings: &NpcSettings) -> Vec<Memory> {
     let mut out = Vec::new();
     let contents: Vec<&str> = turns.iter().map(|t| t.content.trim()).collect();
     let safe = keep_safe_sentences(&contents);
@@ -100,9 +101,8 @@ pub(super) fn for_turns(
             summary,
             Collection::Content,
             QUOTE_SOURCE,
-            t.ts,
+            t,
             settings.content_ttl_days,
-            now,
         );
         if t.kind == EntryKind::Turn {
             chunk.context = neighbours(turns, &safe, i);
@@ -117,9 +117,8 @@ pub(super) fn for_turns(
                 cut_chars(text, MAX_SNIPPET_CHARS).to_string(),
                 Collection::Emotion,
                 QUOTE_SOURCE,
-                t.ts,
+                t,
                 settings.emotion_ttl_days,
-                now,
             );
             snippet.importance = intensity;
             snippet.keywords = vec![label.clone()];
@@ -133,6 +132,7 @@ pub(super) fn for_turns(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::Timestamp;
 
     fn turn(seq: u64, session: &str, role: Role, content: &str) -> Turn {
         Turn {
@@ -160,7 +160,7 @@ mod tests {
             turn(2, "a", Role::User, "Sounds great"),
             turn(3, "b", Role::User, "New topic"),
         ];
-        let chunks: Vec<Memory> = for_turns("n", &turns, &NpcSettings::default(), Timestamp(0))
+        let chunks: Vec<Memory> = for_turns("n", &turns, &NpcSettings::default())
             .into_iter()
             .filter(|m| m.collection == Collection::Content)
             .collect();

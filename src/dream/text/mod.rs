@@ -2,6 +2,7 @@
 //! the first-to-third-person rewrite of what the user said.
 
 mod person;
+pub mod segment;
 
 pub use person::{capitalize_first, third_person};
 

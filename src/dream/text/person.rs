@@ -12,12 +12,16 @@ pub fn third_person(text: &str, lang: Lang) -> String {
 }
 
 fn third_person_zh(text: &str) -> String {
-    // "我们" (we) stays: the user and someone else; every other "我" is the user.
+    // "我们" (we) stays: the user and someone else; every other "我" is the user, and "你"
+    // (said to the character) is the character, "我" in a summary.
     let mut out = String::with_capacity(text.len() + 8);
     let chars: Vec<char> = text.chars().collect();
     for (i, &c) in chars.iter().enumerate() {
-        if c == '我' && chars.get(i + 1) != Some(&'们') {
+        let plural = chars.get(i + 1) == Some(&'们');
+        if c == '我' && !plural {
             out.push_str("用户");
+        } else if c == '你' && !plural {
+            out.push('我');
         } else {
             out.push(c);
         }
@@ -289,6 +293,10 @@ mod tests {
     #[test]
     fn rewrites_first_person() {
         assert_eq!(third_person("我对花生过敏。", Lang::Zh), "用户对花生过敏");
+        assert_eq!(
+            third_person("我很喜欢跟你聊天", Lang::Zh),
+            "用户很喜欢跟我聊天"
+        );
         assert_eq!(
             third_person("I have a cat and I love my cat.", Lang::En),
             "The user has a cat and they love their cat"

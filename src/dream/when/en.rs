@@ -1,4 +1,9 @@
 //! English dates ("tomorrow", "next Monday", "May 8th") and times ("3pm", "at 10:30").
+#![deny(
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    clippy::arithmetic_side_effects
+)]
 
 use super::*;
 
@@ -20,19 +25,24 @@ pub(super) const MONTHS: [&str; 12] = [
 pub(super) fn words(lower: &str) -> Vec<(&str, usize, usize)> {
     let mut out = Vec::new();
     let mut start = None;
+    let mut push = |s: usize, e: usize| {
+        if let Some(word) = lower.get(s..e) {
+            out.push((word, s, e));
+        }
+    };
     for (i, c) in lower.char_indices() {
         let part = c.is_ascii_alphanumeric() || c == ':' || c == '-';
         match (part, start) {
             (true, None) => start = Some(i),
             (false, Some(s)) => {
-                out.push((&lower[s..i], s, i));
+                push(s, i);
                 start = None;
             }
             _ => {}
         }
     }
     if let Some(s) = start {
-        out.push((&lower[s..], s, lower.len()));
+        push(s, lower.len());
     }
     out
 }
@@ -43,8 +53,9 @@ pub(super) fn month_of(word: &str) -> Option<u32> {
     }
     MONTHS
         .iter()
-        .position(|m| word.starts_with(m) && (word.len() == 3 || full_month(word)))
-        .map(|p| p as u32 + 1)
+        .zip(1..)
+        .find(|(m, _)| word.starts_with(**m) && (word.len() == 3 || full_month(word)))
+        .map(|(_, n)| n)
 }
 
 pub(super) fn full_month(word: &str) -> bool {
@@ -78,28 +89,36 @@ pub(super) fn ordinal_day(word: &str) -> Option<u32> {
 
 pub(super) fn en_date(lower: &str, today: NaiveDate) -> Option<(NaiveDate, (usize, usize))> {
     let w = words(lower);
+    // The word `back` places before word `k`, and the one `ahead` after it.
+    let before = |k: usize, back: usize| k.checked_sub(back).and_then(|i| w.get(i));
+    let after = |k: usize, ahead: usize| k.checked_add(ahead).and_then(|i| w.get(i));
+    let word_before = |k: usize, back: usize| before(k, back).map(|x| x.0);
     for (k, &(word, s, e)) in w.iter().enumerate() {
-        let next = w.get(k + 1);
-        let prev = k.checked_sub(1).map(|p| w[p].0);
+        let next = after(k, 1);
+        let prev = word_before(k, 1);
+        // Where a phrase that starts `back` words earlier begins.
+        let start_before = |back: usize| before(k, back).map_or(s, |x| x.1);
         if word == "tomorrow" {
-            if k >= 3 && w[k - 1].0 == "after" && w[k - 2].0 == "day" && w[k - 3].0 == "the" {
-                return Some((today + Duration::days(2), (w[k - 3].1, e)));
+            if (word_before(k, 1), word_before(k, 2), word_before(k, 3))
+                == (Some("after"), Some("day"), Some("the"))
+            {
+                return Some((calendar::plus_days(today, 2)?, (start_before(3), e)));
             }
-            return Some((today + Duration::days(1), (s, e)));
+            return Some((calendar::plus_days(today, 1)?, (s, e)));
         }
         match word {
             "today" | "tonight" => return Some((today, (s, e))),
-            "yesterday" => return Some((today - Duration::days(1), (s, e))),
+            "yesterday" => return Some((calendar::minus_days(today, 1)?, (s, e))),
             _ => {}
         }
         if let Some(&(_, wd)) = WEEKDAYS.iter().find(|(n, _)| *n == word) {
             let (start, date) = match prev {
-                Some("next") => (w[k - 1].1, next_week_day(today, wd)),
-                Some("last" | "past") => (w[k - 1].1, previous(today, wd)),
-                Some("this" | "on" | "coming") => (w[k - 1].1, upcoming(today, wd)),
+                Some("next") => (start_before(1), next_week_day(today, wd)),
+                Some("last" | "past") => (start_before(1), previous(today, wd)),
+                Some("this" | "on" | "coming") => (start_before(1), upcoming(today, wd)),
                 _ => (s, upcoming(today, wd)),
             };
-            return Some((date, (start, e)));
+            return Some((date?, (start, e)));
         }
         if let Ok(date) = NaiveDate::parse_from_str(word, "%Y-%m-%d") {
             return Some((date, (s, e)));
@@ -108,20 +127,21 @@ pub(super) fn en_date(lower: &str, today: NaiveDate) -> Option<(NaiveDate, (usiz
             // "May 8", "May 8th, 2026"
             if let Some(day) = next.and_then(|n| ordinal_day(n.0)) {
                 let mut end = next.map_or(e, |n| n.2);
-                let year = w
-                    .get(k + 2)
-                    .and_then(|y| y.0.parse::<i32>().ok())
-                    .filter(|y| *y > 1900);
-                if year.is_some() {
-                    end = w[k + 2].2;
-                }
+                let year = after(k, 2).and_then(|y| Some((y.0.parse::<i32>().ok()?, y.2)));
+                let year = match year {
+                    Some((y, y_end)) if y > 1900 => {
+                        end = y_end;
+                        Some(y)
+                    }
+                    _ => None,
+                };
                 let date = month_day(today, year, Some(month), day)?;
                 return Some((date, (s, end)));
             }
             // "8 May", "8th of May"
             let day_word = match prev {
-                Some("of") if k >= 2 => Some(&w[k - 2]),
-                Some(_) => Some(&w[k - 1]),
+                Some("of") => before(k, 2),
+                Some(_) => before(k, 1),
                 None => None,
             };
             if let Some(&(dw, ds, _)) = day_word {
@@ -135,7 +155,7 @@ pub(super) fn en_date(lower: &str, today: NaiveDate) -> Option<(NaiveDate, (usiz
             if let Some(&(n, _, ne)) = next {
                 if n.chars().next().is_some_and(|c| c.is_ascii_digit()) && n.len() > 2 {
                     if let Some(day) = ordinal_day(n) {
-                        return Some((month_day(today, None, None, day)?, (w[k - 1].1, ne)));
+                        return Some((month_day(today, None, None, day)?, (start_before(1), ne)));
                     }
                 }
             }
@@ -150,7 +170,8 @@ pub(super) fn en_time(lower: &str) -> Option<((u32, u32), (usize, usize))> {
         .iter()
         .any(|p| find_ascii_word(lower, p));
     for (k, &(word, s, e)) in w.iter().enumerate() {
-        let next = w.get(k + 1).map(|n| n.0);
+        let next = k.checked_add(1).and_then(|i| w.get(i));
+        let prev = k.checked_sub(1).and_then(|i| w.get(i));
         if word == "noon" {
             return Some(((12, 0), (s, e)));
         }
@@ -169,21 +190,28 @@ pub(super) fn en_time(lower: &str) -> Option<((u32, u32), (usize, usize))> {
         if h > 24 {
             continue;
         }
-        let at_before = k > 0 && w[k - 1].0 == "at";
+        let at_before = prev.is_some_and(|p| p.0 == "at");
         let (ampm, end) = match (suffix, next) {
             ("am" | "pm", _) => (suffix, e),
-            ("", Some(n @ ("am" | "pm"))) => (n, w[k + 1].2),
-            ("", Some("o")) => ("", w.get(k + 2).map_or(e, |c| c.2)),
+            ("", Some(&(n @ ("am" | "pm"), _, ne))) => (n, ne),
+            ("", Some(&("o", _, _))) => (
+                "",
+                k.checked_add(2).and_then(|i| w.get(i)).map_or(e, |c| c.2),
+            ),
             _ if num.contains(':') || at_before => ("", e),
             _ => continue,
         };
+        // h is at most 24 here.
         let hour = match ampm {
-            "pm" if h < 12 => h + 12,
+            "pm" if h < 12 => h.saturating_add(12),
             "am" if h == 12 => 0,
-            "" if evening && h < 12 => h + 12,
+            "" if evening && h < 12 => h.saturating_add(12),
             _ => h,
         };
-        let start = if at_before { w[k - 1].1 } else { s };
+        let start = match prev {
+            Some(p) if at_before => p.1,
+            _ => s,
+        };
         return Some(((hour % 24, m), (start, end)));
     }
     None

@@ -1,12 +1,17 @@
 //! Chinese dates ("明天", "下周一", "5月8号") and times ("下午三点半", "10:30").
+#![deny(
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    clippy::arithmetic_side_effects
+)]
 
 use super::*;
 
 pub(super) fn zh_digit(c: char) -> Option<u32> {
-    "零一二三四五六七八九"
-        .chars()
-        .position(|d| d == c)
-        .map(|p| p as u32)
+    (0..)
+        .zip("零一二三四五六七八九".chars())
+        .find(|(_, d)| *d == c)
+        .map(|(n, _)| n)
         .or(match c {
             '两' => Some(2),
             '〇' => Some(0),
@@ -14,28 +19,34 @@ pub(super) fn zh_digit(c: char) -> Option<u32> {
         })
 }
 
-/// A number written in Arabic digits or Chinese numerals up to 99, at the start of `s`:
-/// the value and the bytes it used.
+/// A number below 10,000 written in Arabic digits or Chinese numerals, at the start of `s`:
+/// the value and the bytes it used. A longer run of digits is no number (and never
+/// overflows: "12345678901号" is not a day).
 pub(super) fn zh_number(s: &str) -> Option<(u32, usize)> {
     let mut value: Option<u32> = None;
     let mut tens_seen = false;
-    let mut used = 0;
+    let mut used: usize = 0;
     for c in s.chars() {
         if c == '十' {
-            value = Some(value.unwrap_or(1) * 10);
+            value = Some(value.unwrap_or(1).checked_mul(10)?);
             tens_seen = true;
         } else if let Some(d) = zh_digit(c) {
             value = Some(match value {
-                Some(v) if tens_seen => v + d,
-                Some(v) => v * 10 + d,
+                Some(v) if tens_seen => v.checked_add(d)?,
+                Some(v) => v.checked_mul(10)?.checked_add(d)?,
                 None => d,
             });
         } else {
             break;
         }
-        used += c.len_utf8();
+        used = used.saturating_add(c.len_utf8());
     }
     value.filter(|v| *v < 10_000).map(|v| (v, used))
+}
+
+/// `s` from byte `at` on (empty past the end or inside a character).
+fn from(s: &str, at: usize) -> &str {
+    s.get(at..).unwrap_or_default()
 }
 
 pub(super) fn zh_weekday(c: char) -> Option<Weekday> {
@@ -68,9 +79,8 @@ pub(super) const ZH_DAYS: [(&str, i64); 12] = [
 
 pub(super) fn zh_date(text: &str, today: NaiveDate) -> Option<(NaiveDate, (usize, usize))> {
     for (i, _) in text.char_indices() {
-        let rest = &text[i..];
-        if let Some(found) = zh_date_at(rest, today) {
-            return Some((found.0, (i, i + found.1)));
+        if let Some(found) = zh_date_at(from(text, i), today) {
+            return Some((found.0, (i, i.saturating_add(found.1))));
         }
     }
     None
@@ -79,7 +89,7 @@ pub(super) fn zh_date(text: &str, today: NaiveDate) -> Option<(NaiveDate, (usize
 pub(super) fn zh_date_at(rest: &str, today: NaiveDate) -> Option<(NaiveDate, usize)> {
     for (word, offset) in ZH_DAYS {
         if rest.starts_with(word) {
-            return Some((today + Duration::days(offset), word.len()));
+            return Some((calendar::plus_days(today, offset)?, word.len()));
         }
     }
     // 下周一, 下个星期五, 这周三, 本周日, 周六, 星期天, 礼拜二
@@ -89,20 +99,20 @@ pub(super) fn zh_date_at(rest: &str, today: NaiveDate) -> Option<(NaiveDate, usi
         .map_or((false, 0), |p| (true, p.len()));
     let skip_this = ["这个", "这", "本"]
         .iter()
-        .find(|p| rest[after_prefix..].starts_with(**p))
+        .find(|p| from(rest, after_prefix).starts_with(**p))
         .map_or(0, |p| if next_week { 0 } else { p.len() });
-    let at = after_prefix + skip_this;
+    let at = after_prefix.saturating_add(skip_this);
     for unit in ["星期", "礼拜", "周"] {
-        if rest[at..].starts_with(unit) {
-            let after = at + unit.len();
-            let c = rest[after..].chars().next()?;
+        if from(rest, at).starts_with(unit) {
+            let after = at.saturating_add(unit.len());
+            let c = from(rest, after).chars().next()?;
             let wd = zh_weekday(c)?;
             let date = if next_week {
-                next_week_day(today, wd)
+                next_week_day(today, wd)?
             } else {
-                upcoming(today, wd)
+                upcoming(today, wd)?
             };
-            return Some((date, after + c.len_utf8()));
+            return Some((date, after.saturating_add(c.len_utf8())));
         }
     }
     if next_week {
@@ -110,22 +120,25 @@ pub(super) fn zh_date_at(rest: &str, today: NaiveDate) -> Option<(NaiveDate, usi
     }
     // 2026年5月8日, 5月8号, 8号
     let (year, after_year) = match zh_number(rest) {
-        Some((y, n)) if y >= 1900 && rest[n..].starts_with('年') => {
-            (Some(y as i32), n + '年'.len_utf8())
+        Some((y, n)) if y >= 1900 && from(rest, n).starts_with('年') => {
+            (i32::try_from(y).ok(), n.saturating_add('年'.len_utf8()))
         }
         _ => (None, 0),
     };
-    let (month, after_month) = match zh_number(&rest[after_year..]) {
-        Some((m, n)) if rest[after_year + n..].starts_with('月') => {
-            (Some(m), after_year + n + '月'.len_utf8())
-        }
+    let (month, after_month) = match zh_number(from(rest, after_year)) {
+        Some((m, n)) if from(rest, after_year.saturating_add(n)).starts_with('月') => (
+            Some(m),
+            after_year.saturating_add(n).saturating_add('月'.len_utf8()),
+        ),
         _ => (None, after_year),
     };
-    let (day, n) = zh_number(&rest[after_month..])?;
-    let tail = &rest[after_month + n..];
-    let marker = ['日', '号'].into_iter().find(|m| tail.starts_with(*m))?;
+    let (day, n) = zh_number(from(rest, after_month))?;
+    let day_end = after_month.saturating_add(n);
+    let marker = ['日', '号']
+        .into_iter()
+        .find(|m| from(rest, day_end).starts_with(*m))?;
     let date = month_day(today, year, month, day)?;
-    Some((date, after_month + n + marker.len_utf8()))
+    Some((date, day_end.saturating_add(marker.len_utf8())))
 }
 
 pub(super) fn zh_time(text: &str) -> Option<((u32, u32), (usize, usize))> {
@@ -141,39 +154,39 @@ pub(super) fn zh_time(text: &str) -> Option<((u32, u32), (usize, usize))> {
         ("今晚", 12),
     ];
     for (i, _) in text.char_indices() {
-        let rest = &text[i..];
+        let rest = from(text, i);
         let (pm, after_period) = PERIODS
             .iter()
             .find(|(p, _)| rest.starts_with(p))
             .map_or((None, 0), |(p, add)| (Some(*add), p.len()));
-        let Some((hour, n)) = zh_number(&rest[after_period..]) else {
+        let Some((hour, n)) = zh_number(from(rest, after_period)) else {
             continue;
         };
         // "快一点" / "简短一点" mean "a bit", not one o'clock.
-        if pm.is_none() && rest[after_period..].starts_with('一') {
+        if pm.is_none() && from(rest, after_period).starts_with('一') {
             continue;
         }
-        let mut end = after_period + n;
-        let (minute, used) = if rest[end..].starts_with('点') || rest[end..].starts_with('時') {
-            end += '点'.len_utf8();
-            let after = &rest[end..];
+        let mut end = after_period.saturating_add(n);
+        let (minute, used) = if from(rest, end).starts_with(['点', '時']) {
+            end = end.saturating_add('点'.len_utf8());
+            let after = from(rest, end);
             if after.starts_with('半') {
                 (30, '半'.len_utf8())
             } else if after.starts_with("一刻") {
                 (15, "一刻".len())
             } else if let Some((m, k)) = zh_number(after).filter(|(m, _)| *m < 60) {
-                let k = k + if after[k..].starts_with('分') {
+                let unit = if from(after, k).starts_with('分') {
                     '分'.len_utf8()
                 } else {
                     0
                 };
-                (m, k)
+                (m, k.saturating_add(unit))
             } else {
                 (0, 0)
             }
-        } else if let Some(after) = rest[end..].strip_prefix(':') {
+        } else if let Some(after) = from(rest, end).strip_prefix(':') {
             match zh_number(after).filter(|(m, k)| *m < 60 && *k == 2) {
-                Some((m, k)) => (m, 1 + k),
+                Some((m, k)) => (m, k.saturating_add(1)),
                 None => continue,
             }
         } else {
@@ -183,10 +196,13 @@ pub(super) fn zh_time(text: &str) -> Option<((u32, u32), (usize, usize))> {
             continue;
         }
         let hour = match pm {
-            Some(12) if hour < 12 => hour + 12,
+            Some(12) if hour < 12 => hour.saturating_add(12),
             _ => hour,
         };
-        return Some(((hour % 24, minute), (i, i + end + used)));
+        return Some((
+            (hour % 24, minute),
+            (i, i.saturating_add(end).saturating_add(used)),
+        ));
     }
     None
 }

@@ -108,7 +108,7 @@ pub(super) async fn delete_npc_removes_everything_of_it_only(
                         summary: "s".into(),
                     },
                 },
-                Write::AppendTurn {
+                Write::PutTurn {
                     turn: turn(1, None, None, "hi"),
                 },
                 Write::PutMemory {

@@ -1,11 +1,16 @@
-//! The backend test suite: one set of cases every [`Store`] implementation runs unchanged
-//! (the in-memory store here, D1 inside the Worker, the persisted store of the npm package).
+//! The backend test suites: one set of cases every [`Store`] implementation runs unchanged
+//! (the in-memory store here, D1 inside the Worker, the persisted store of the npm package),
+//! and one every [`VectorIndex`] runs ([`run_vector_suite`]: in memory, D1, Vectorize).
 //!
 //! Cases run against a store that may already hold other data: each case works on its own
 //! NPCs, named from a per-run prefix, and checks that other NPCs are never touched.
 //!
 //! Cases by theme: `records` (NPC, PKG, entities, diary, log), `memories` (memories, lexical
-//! search), `access` (tokens, leases, meta, deletion, isolation, listing).
+//! search), `commutative` (appends and touches, which need no version guard), `access`
+//! (tokens, leases, meta, deletion, isolation, listing).
+//!
+//! Test code: compiled only with the core's `testing` feature (the test builds of the
+//! bindings turn it on), never into a production Worker or npm package.
 
 use crate::conversation::{EntryKind, Role, Turn};
 use crate::diary::DiaryEntry;
@@ -17,7 +22,7 @@ use crate::ports::*;
 use crate::relationship::Entity;
 use crate::time::Timestamp;
 
-pub(super) type CaseResult = Result<(), String>;
+pub type CaseResult = Result<(), String>;
 
 macro_rules! check {
     ($cond:expr, $($msg:tt)+) => {
@@ -83,10 +88,15 @@ pub(super) async fn write(store: &dyn Store, npcid: &str, writes: Vec<Write>) ->
 
 // Declared after the helpers and macros above, which the case modules use.
 mod access;
+mod commutative;
 mod memories;
 mod records;
+mod vectors;
+
+pub use vectors::run_vector_suite;
 
 use access::*;
+use commutative::*;
 use memories::*;
 use records::*;
 
@@ -104,7 +114,11 @@ pub async fn run_store_suite(store: &dyn Store, prefix: &str) -> Vec<(String, Ca
     case!(pkg_fields_keep_their_order);
     case!(entities_put_and_delete);
     case!(diary_dailies_and_prior);
-    case!(turns_are_ordered_and_idempotent);
+    case!(restored_turns_keep_their_seq);
+    case!(appends_assign_contiguous_seqs_and_skip_replays);
+    case!(touches_and_appends_leave_the_version);
+    case!(guarded_rewrite_of_a_touched_memory_conflicts);
+    case!(concurrent_appends_and_touches_all_land);
     case!(memories_filter_page_and_touch);
     case!(lexical_search_and_stats);
     case!(tokens_by_hash);
@@ -117,15 +131,23 @@ pub async fn run_store_suite(store: &dyn Store, prefix: &str) -> Vec<(String, Ca
 }
 
 /// Panics with every failing case's message: for `#[test]` wrappers.
-pub async fn assert_store_suite(store: &dyn Store, prefix: &str) {
-    let failures: Vec<String> = run_store_suite(store, prefix)
-        .await
+pub fn assert_all_pass(results: Vec<(String, CaseResult)>) {
+    assert!(!results.is_empty(), "no case ran");
+    let failures: Vec<String> = results
         .into_iter()
         .filter_map(|(name, r)| r.err().map(|e| format!("{name}: {e}")))
         .collect();
     assert!(
         failures.is_empty(),
-        "store suite failures:\n{}",
+        "suite failures:\n{}",
         failures.join("\n")
     );
+}
+
+pub async fn assert_store_suite(store: &dyn Store, prefix: &str) {
+    assert_all_pass(run_store_suite(store, prefix).await);
+}
+
+pub async fn assert_vector_suite(index: &dyn VectorIndex, prefix: &str) {
+    assert_all_pass(run_vector_suite(index, prefix).await);
 }

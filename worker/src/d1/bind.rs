@@ -39,6 +39,10 @@ pub fn opt_int(i: Option<i64>) -> JsValue {
     i.map_or(JsValue::NULL, int)
 }
 
+#[allow(
+    clippy::expect_used,
+    reason = "bound values are plain data (lists of strings, settings): they always serialize"
+)]
 pub fn json<T: Serialize + ?Sized>(value: &T) -> JsValue {
     text(&serde_json::to_string(value).expect("plain data serializes"))
 }

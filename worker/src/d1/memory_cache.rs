@@ -2,9 +2,12 @@
 //!
 //! Over D1 alone a retrieval runs an FTS query, term statistics and a read of ~150 memory
 //! rows, every time. With a copy in the isolate, a request reads only what changed since the
-//! copy's version: memory rows and tombstones stamped with a `rev` above it (migration 0002),
-//! in the same batch (one transaction) as the NPC's version and incarnation. The copy is the
-//! core's in-memory store, so lexical search and term statistics are the reference ones.
+//! copy's memory revision: memory rows and tombstones stamped with a `rev` above it
+//! (migrations 0002, 0003), in the same batch (one transaction) as the NPC's memory revision
+//! and incarnation. The revision moves with every commit that changes memory rows, touches
+//! included (they shape strength), while the NPC's version moves only with structural writes.
+//! The copy is the core's in-memory store, so lexical search and term statistics are the
+//! reference ones.
 //!
 //! Safe across isolates: nothing is served without that read, so a request sees every commit
 //! that landed before it began, whichever isolate made it; a copy never moves backwards.
@@ -12,6 +15,7 @@
 //! first); an NPC bigger than that is served by SQL.
 
 use futures_util::FutureExt;
+use hippo::error::PortError;
 use hippo::memory::Memory;
 use hippo::npc::Npc;
 use hippo::ports::{PortResult, Store, Write, WriteBatch};
@@ -23,16 +27,16 @@ use std::rc::Rc;
 /// Memories one isolate keeps (about 1 KiB each with their lexical postings).
 pub const CAPACITY: usize = 20_000;
 
-/// Where a copy stands: the NPC's incarnation and the version the copy reflects.
+/// Where a copy stands: the NPC's incarnation and the memory revision the copy reflects.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Position {
     pub incarnation: String,
-    pub version: i64,
+    pub rev: i64,
 }
 
 /// What one sync read returned.
 pub struct Delta {
-    /// The NPC as of the read (its version is where the copy will stand).
+    /// The NPC as of the read.
     pub npc: Npc,
     pub position: Position,
     /// How many memories the NPC has.
@@ -142,7 +146,7 @@ impl MemoryCache {
                 Entry {
                     position: Position {
                         incarnation: delta.position.incarnation.clone(),
-                        version: i64::MIN,
+                        rev: i64::MIN,
                     },
                     store,
                     count: 0,
@@ -150,13 +154,16 @@ impl MemoryCache {
                 },
             );
         }
-        let entry = self.entries.get_mut(npcid).expect("inserted above");
+        let Some(entry) = self.entries.get_mut(npcid) else {
+            // Neither a fresh copy nor an existing one: read everything again.
+            return Ok(Applied::NeedsFullRead);
+        };
         // Another request of this isolate may have brought the copy further already: a delta
-        // read at an older version is dropped. One read at the copy's own version still
-        // applies: rows edited outside Hippo's commits carry a stamp above the version without
-        // moving it (migration 0002), and come with every delta until a commit passes them.
-        // Rows are whole, so re-applying what the copy already has is harmless.
-        if delta.position.version >= entry.position.version {
+        // read at an older revision is dropped. One read at the copy's own revision still
+        // applies: rows edited outside Hippo's commits carry a stamp above the revision
+        // without moving it (migration 0002), and come with every delta until a commit passes
+        // them. Rows are whole, so re-applying what the copy already has is harmless.
+        if delta.position.rev >= entry.position.rev {
             let mut batch = WriteBatch::new();
             // Tombstones first: a deleted-then-recreated memory comes back at the end, as
             // its new row does in D1's creation order.
@@ -201,7 +208,11 @@ fn commit_now(store: &MemoryStore, npcid: &str, batch: WriteBatch) -> PortResult
     store
         .commit(npcid, batch)
         .now_or_never()
-        .expect("the in-memory store commits without waiting")
+        .unwrap_or_else(|| {
+            Err(PortError::Backend(
+                "the in-memory store's commit waited".into(),
+            ))
+        })
 }
 
 fn one(write: Write) -> WriteBatch {
@@ -217,12 +228,12 @@ mod tests {
     use hippo::ports::MemoryFilter;
     use hippo::time::Timestamp;
 
-    fn delta(incarnation: &str, version: i64, count: usize, rows: &[(&str, &str)]) -> Delta {
+    fn delta(incarnation: &str, rev: i64, count: usize, rows: &[(&str, &str)]) -> Delta {
         Delta {
             npc: Npc::new("n", Timestamp(0)),
             position: Position {
                 incarnation: incarnation.into(),
-                version,
+                rev,
             },
             count,
             rows: rows
@@ -258,7 +269,7 @@ mod tests {
         let full = delta("i1", 3, 2, &[("a", "one"), ("b", "two")]);
         served(cache.apply("n", None, full).unwrap());
         let at3 = cache.position("n").unwrap();
-        assert_eq!(at3.version, 3);
+        assert_eq!(at3.rev, 3);
         let mut newer = delta("i1", 5, 2, &[("b", "TWO")]);
         newer.tombstones = vec!["a".into()];
         newer
@@ -266,11 +277,11 @@ mod tests {
             .push(Memory::new("c", MemoryType::Other, "three", Timestamp(0)));
         let store = served(cache.apply("n", Some(&at3), newer).unwrap());
         assert_eq!(summaries(&store), ["TWO", "three"]);
-        // A slower request's delta from version 3, read before version 5 landed: ignored.
+        // A slower request's delta from revision 3, read before revision 5 landed: ignored.
         let stale = delta("i1", 4, 2, &[("b", "two again")]);
         let store = served(cache.apply("n", Some(&at3), stale).unwrap());
         assert_eq!(summaries(&store), ["TWO", "three"]);
-        assert_eq!(cache.position("n").unwrap().version, 5);
+        assert_eq!(cache.position("n").unwrap().rev, 5);
     }
 
     #[test]

@@ -208,8 +208,8 @@ struct Value {
 }
 
 #[derive(Deserialize)]
-struct TurnIndex {
-    turn_index: i64,
+struct Seq {
+    seq: i64,
 }
 
 #[derive(Deserialize)]
@@ -279,17 +279,20 @@ impl Store for D1Store {
         .collect()
     }
 
-    async fn session_indexes(&self, npcid: &str, session_id: &str) -> PortResult<Vec<u32>> {
-        Ok(self
-            .all::<TurnIndex>(
-                "SELECT turn_index FROM turns WHERE npcid = ?1 AND session_id = ?2 \
-                 AND turn_index IS NOT NULL ORDER BY turn_index",
-                &[text(npcid), text(session_id)],
-            )
-            .await?
-            .into_iter()
-            .map(|r| r.turn_index.max(0) as u32)
-            .collect())
+    async fn append_turns(&self, npcid: &str, turns: Vec<Turn>) -> PortResult<Appended> {
+        let results = self.batch(writes::append(&self.db, npcid, &turns)?).await?;
+        // Results: the precondition, one INSERT … RETURNING per entry, the log's end.
+        let mut seqs = Vec::with_capacity(turns.len());
+        for result in &results[1..=turns.len()] {
+            let row = result.results::<Seq>().map_err(backend)?.pop();
+            seqs.push(row.map(|r| r.seq.max(0) as u64));
+        }
+        let last_seq = results[turns.len() + 1]
+            .results::<Seq>()
+            .map_err(backend)?
+            .pop()
+            .map_or(0, |r| r.seq.max(0) as u64);
+        Ok(Appended { seqs, last_seq })
     }
 
     async fn last_seq(&self, npcid: &str) -> PortResult<u64> {

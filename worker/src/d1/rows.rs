@@ -29,7 +29,8 @@ pub const MEMORY_JSON: &str = "json_object('id', id, 'collection', collection, '
      'updated_at', updated_at, 'last_accessed_at', last_accessed_at, \
      'access_count', access_count, 'encounter_count', encounter_count, \
      'event_time', event_time, 'expires_at', expires_at, 'sensitive', sensitive, \
-     'sensitive_category', sensitive_category, 'pinned', pinned, 'superseded_by', superseded_by, 'emotion', json(emotion), 'context', context) AS j, \
+     'sensitive_category', sensitive_category, 'pinned', pinned, 'superseded_by', superseded_by, 'emotion', json(emotion), 'context', context, \
+     'source_turns', json(source_turns)) AS j, \
      confidence, importance";
 
 pub const TURN_COLUMNS: &str = "seq, id, session_id, turn_index, kind, role, content, ts, emotion";
@@ -165,9 +166,7 @@ pub fn role_name(role: Role) -> &'static str {
 }
 
 pub fn collection_from_name(name: &str) -> Option<Collection> {
-    [Collection::Memory, Collection::Content, Collection::Emotion]
-        .into_iter()
-        .find(|c| c.as_str() == name)
+    Collection::parse(name)
 }
 
 /// A row as [`MEMORY_JSON`] selects it.
@@ -206,6 +205,8 @@ pub struct MemoryRow {
     superseded_by: Option<String>,
     emotion: Option<EmotionTag>,
     context: String,
+    #[serde(default)]
+    source_turns: Vec<String>,
 }
 
 impl MemoryRow {
@@ -244,6 +245,7 @@ impl MemoryRow {
             collection,
             emotion: self.emotion,
             context: self.context,
+            source_turns: self.source_turns,
         })
     }
 }

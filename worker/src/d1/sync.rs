@@ -1,7 +1,8 @@
 //! The one read that brings an isolate's copy of an NPC's memories up to date
-//! ([`memory_cache`](super::memory_cache)): the NPC, its incarnation and memory count, the
-//! memory rows and tombstones stamped after the copy's version, and the NPC's profile (which
-//! retrieval reads next), all in one batch, so they describe one version of the NPC.
+//! ([`memory_cache`](super::memory_cache)): the NPC, its incarnation, memory revision and
+//! memory count, the memory rows and tombstones stamped after the copy's revision, and the
+//! NPC's profile (which retrieval reads next), all in one batch, so they describe one state of
+//! the NPC.
 
 use super::bind::*;
 use super::memory_cache::{Delta, Position};
@@ -15,6 +16,7 @@ use serde::Deserialize;
 #[derive(Deserialize)]
 struct Head {
     incarnation: String,
+    memory_rev: i64,
     memory_count: i64,
 }
 
@@ -50,8 +52,8 @@ pub async fn read(
 ) -> PortResult<SyncRead> {
     let id = text(npcid);
     // A full read needs no tombstones: nothing to delete from an empty copy.
-    let rows_since = since.map_or(-1, |p| p.version);
-    let tombstones_since = since.map_or(i64::MAX, |p| p.version);
+    let rows_since = since.map_or(-1, |p| p.rev);
+    let tombstones_since = since.map_or(i64::MAX, |p| p.rev);
     let mut statements = vec![
         statement(
             db,
@@ -60,7 +62,8 @@ pub async fn read(
         )?,
         statement(
             db,
-            "SELECT incarnation, (SELECT COUNT(*) FROM memories WHERE npcid = ?1) AS memory_count \
+            "SELECT incarnation, memory_rev, \
+             (SELECT COUNT(*) FROM memories WHERE npcid = ?1) AS memory_count \
              FROM npcs WHERE npcid = ?1",
             std::slice::from_ref(&id),
         )?,
@@ -122,7 +125,7 @@ pub async fn read(
         .collect();
     let position = Position {
         incarnation: head.incarnation,
-        version: npc.version as i64,
+        rev: head.memory_rev,
     };
     Ok(SyncRead {
         delta: Some(Delta {

@@ -90,7 +90,9 @@ pub fn put(npcid: &str, generation: i64, space: Rc<Space>) {
     });
 }
 
-/// How many NPCs the cache holds and how many vectors they have in all.
+/// How many NPCs the cache holds and how many vectors they have in all (the memory probe of
+/// the test build).
+#[cfg(feature = "test-hooks")]
 pub fn size() -> (usize, usize) {
     CACHE.with(|c| {
         let cache = c.borrow();

@@ -8,7 +8,7 @@
 use hippo::api::{NpcExport, RetrievalRequest, RetrievalResponse, EXPORT_FORMAT, EXPORT_VERSION};
 use hippo::diary::Diary;
 use hippo::error::Error;
-use hippo::memory::{Collection, Memory, MemoryType};
+use hippo::memory::{Memory, MemoryType};
 use hippo::npc::Npc;
 use hippo::pkg::{Pkg, PkgValue};
 use hippo::time::Timestamp;
@@ -46,6 +46,10 @@ struct DemoMemory {
 }
 
 /// The export document of character 01, with times relative to `now`.
+#[allow(
+    clippy::expect_used,
+    reason = "compiled-in data, read by the test below: no request can change it"
+)]
 pub fn document(now: Timestamp) -> NpcExport {
     let data: DemoData = serde_json::from_str(DATA).expect("lingfei.json matches DemoData");
     let created = now.plus_days(-90);
@@ -58,27 +62,12 @@ pub fn document(now: Timestamp) -> NpcExport {
         .map(|(i, m)| {
             let at = now.plus_days(-m.days_ago);
             Memory {
-                id: format!("demo01_{i:02}"),
-                memory_type: m.memory_type,
-                summary: m.summary,
                 keywords: m.keywords,
                 confidence: m.confidence,
                 importance: m.importance,
                 source: m.source,
-                created_at: at,
-                updated_at: at,
-                last_accessed_at: at,
-                access_count: 0,
-                encounter_count: 1,
                 event_time: m.event_days_ago.map(|d| now.plus_days(-d)),
-                expires_at: None,
-                sensitive: false,
-                sensitive_category: None,
-                superseded_by: None,
-                pinned: false,
-                collection: Collection::Memory,
-                emotion: None,
-                context: String::new(),
+                ..Memory::new(format!("demo01_{i:02}"), m.memory_type, m.summary, at)
             }
         })
         .collect();
@@ -101,8 +90,10 @@ thread_local! {
     static SEEDED: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Serves a fake-provider request: seeds character 01 if needed, and seeds again once if it
-/// vanished since (an admin may delete `__demo_01` like any NPC).
+/// Serves a fake-provider request, read-only (the route is public: an anonymous caller must
+/// not be able to cause writes, so what it returns is not reinforced). Seeds character 01 if
+/// this database lacks it (once per data version), and again if it vanished since (an admin
+/// may delete `__demo_01` like any NPC).
 pub async fn retrieve(
     hippo: &Hippo,
     request: RetrievalRequest,
@@ -110,11 +101,11 @@ pub async fn retrieve(
     if !SEEDED.with(Cell::get) {
         ensure_seeded(hippo).await?;
     }
-    match hippo.retrieve(DEMO_NPCID, request.clone()).await {
+    match hippo.retrieve_read_only(DEMO_NPCID, request.clone()).await {
         Err(Error::NotFound(_)) => {
             SEEDED.with(|s| s.set(false));
             ensure_seeded(hippo).await?;
-            hippo.retrieve(DEMO_NPCID, request).await
+            hippo.retrieve_read_only(DEMO_NPCID, request).await
         }
         other => other,
     }

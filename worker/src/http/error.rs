@@ -83,7 +83,7 @@ impl HttpError {
 
     /// The JSON response of this error on `surface`. Details of a 500 go to the log; the
     /// memory_retrieval caller (an external platform) gets a generic message.
-    pub fn response(&self, surface: Surface) -> Response {
+    pub fn response(&self, surface: Surface) -> worker::Result<Response> {
         if self.status >= 500 {
             worker::console_error!("{} {}: {}", self.status, self.code, self.message);
         }
@@ -100,9 +100,7 @@ impl HttpError {
             Surface::Mcp => json!({ "jsonrpc": "2.0", "id": null, "error": {
                 "code": jsonrpc_code(self.status), "message": self.message } }),
         };
-        let response = Response::from_json(&body)
-            .unwrap_or_else(|_| Response::empty().expect("an empty response builds"));
-        response.with_status(self.status)
+        Ok(Response::from_json(&body)?.with_status(self.status))
     }
 }
 

@@ -1,17 +1,16 @@
-//! One thin handler per route: check access, read the path and body into the core's `api`
-//! type, call the matching [`hippo::Hippo`] method, serialize its answer.
+//! One thin handler per route: check access, then hand the route's path parameters, query
+//! string and body bytes to the core (`hippo::api::Operation::parse`, then
+//! `Hippo::execute`) and serialize its answer. The two retrieval routes resolve their NPC
+//! first (the token, or the demo character) and parse with the same protocol function.
 
 use super::auth::require_admin;
-use super::body::{self, bool_param, number_param, param, query_pairs, API_LIMIT, RETRIEVAL_LIMIT};
+use super::body::{self, query_pairs, API_LIMIT, RETRIEVAL_LIMIT};
 use super::error::HttpError;
 use super::routes::{Access, Op, Route};
 use crate::app::App;
 use crate::config::{self, Config};
-use crate::{demo, test_hooks};
-use hippo::api::*;
-use hippo::engine::ListMemoriesQuery;
-use hippo::engine::{LOG_PAGE_DEFAULT, NPC_PAGE_DEFAULT};
-use hippo::ids::validate_npcid;
+use crate::demo;
+use hippo::api::{param, Caller, Operation, RawRequest, Reply as CoreReply, RetrievalRequest};
 use hippo::retrieval::protocol::{parse_retrieval_request, ParsedRetrieval};
 use serde::Serialize;
 use serde_json::json;
@@ -23,29 +22,14 @@ fn ok_json<T: Serialize>(value: &T) -> Reply {
     Ok(Response::from_json(value)?)
 }
 
-fn ok_status() -> Reply {
-    ok_json(&hippo::api::Ok::new())
-}
-
-/// Path parameters, validated: `npcid` by the core's rule (400), others non-empty.
-struct Params<'a> {
-    ctx: &'a RouteContext<()>,
-}
-
-impl Params<'_> {
-    fn npcid(&self) -> Result<String, HttpError> {
-        let npcid = self.ctx.param("npcid").cloned().unwrap_or_default();
-        validate_npcid(&npcid)?;
-        Ok(npcid)
-    }
-
-    fn get(&self, name: &str) -> Result<String, HttpError> {
-        self.ctx
-            .param(name)
-            .filter(|v| !v.is_empty())
-            .cloned()
-            .ok_or_else(|| HttpError::bad_request(format!("missing path parameter {name}")))
-    }
+/// The values of the route's `{name}` path segments, as the router matched them.
+fn path_params<'a>(route: &Route, ctx: &'a RouteContext<()>) -> Vec<(&'static str, &'a str)> {
+    route
+        .path
+        .split('/')
+        .filter_map(|seg| seg.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
+        .map(|name| (name, ctx.param(name).map_or("", String::as_str)))
+        .collect()
 }
 
 /// Serves `route`: access first (503/401), then the route's own work.
@@ -70,112 +54,32 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
                 &req.path(),
             ));
         }
+        Access::TestHook => require_admin(
+            config::admin_token(var).as_deref(),
+            authorization.as_deref(),
+        )?,
         _ => {}
     }
     // Only now the rest of the configuration: its errors name variables (503).
     let app = App::from_env(&ctx.env)?;
-    let params = Params { ctx: &ctx };
     let hippo = &app.hippo;
     match route.op {
-        Op::Health | Op::OpenApi | Op::Dashboard => unreachable!("served above"),
-        Op::ListNpcs => {
-            let q = query_pairs(&req)?;
-            let limit = number_param(&q, "limit", NPC_PAGE_DEFAULT as u64)? as usize;
-            ok_json(&hippo.list_npcs(param(&q, "after"), limit).await?)
-        }
-        Op::GetNpc => ok_json(&hippo.get_npc(&params.npcid()?).await?),
-        Op::PutNpc => {
-            let npcid = params.npcid()?;
-            let upsert: NpcUpsert = body::json(&mut req, API_LIMIT).await?;
-            ok_json(&hippo.upsert_npc(&npcid, upsert).await?)
-        }
-        Op::DeleteNpc => {
-            hippo.delete_npc(&params.npcid()?).await?;
-            ok_status()
-        }
-        Op::GetPkg => ok_json(&hippo.get_pkg(&params.npcid()?).await?),
-        Op::PutPkg => {
-            let npcid = params.npcid()?;
-            let update: PkgUpdateRequest = body::json(&mut req, API_LIMIT).await?;
-            ok_json(&hippo.update_pkg(&npcid, update).await?)
-        }
-        Op::GetRelationship => ok_json(&hippo.get_relationships(&params.npcid()?).await?),
-        Op::PostRelationship => {
-            let npcid = params.npcid()?;
-            let ops: EntityOpsRequest = body::json(&mut req, API_LIMIT).await?;
-            ok_json(&hippo.apply_entity_ops(&npcid, ops).await?)
-        }
-        Op::GetDiary => ok_json(&hippo.get_diary(&params.npcid()?).await?),
-        Op::Dream => {
-            let npcid = params.npcid()?;
-            let dry_run = bool_param(&query_pairs(&req)?, "dry_run")?;
-            let report = hippo.dream(&npcid, dry_run).await?;
-            ok_json(&DreamResponse {
-                status: "ok".into(),
-                report,
-            })
-        }
-        Op::AppendConversation => {
-            let npcid = params.npcid()?;
-            let append: ConversationAppend = body::json(&mut req, API_LIMIT).await?;
-            ok_json(&hippo.append_conversation(&npcid, append).await?)
-        }
-        Op::GetConversation => {
-            let npcid = params.npcid()?;
-            let q = query_pairs(&req)?;
-            let since = number_param(&q, "since", 0)?;
-            let limit = number_param(&q, "limit", LOG_PAGE_DEFAULT as u64)? as usize;
-            ok_json(&hippo.get_conversation(&npcid, since, limit).await?)
-        }
-        Op::AddMemories => {
-            let npcid = params.npcid()?;
-            let add: AddMemoriesRequest = body::json(&mut req, API_LIMIT).await?;
-            ok_json(&hippo.add_memories(&npcid, add).await?)
-        }
-        Op::ListMemories => {
-            let npcid = params.npcid()?;
-            ok_json(&hippo.list_memories(&npcid, list_query(&req)?).await?)
-        }
-        Op::UpdateMemory => {
-            let npcid = params.npcid()?;
-            let id = params.get("id")?;
-            let patch: MemoryPatch = body::json(&mut req, API_LIMIT).await?;
-            ok_json(&hippo.update_memory(&npcid, &id, patch).await?)
-        }
-        Op::DeleteMemory => {
-            let npcid = params.npcid()?;
-            hippo.delete_memory(&npcid, &params.get("id")?).await?;
-            ok_status()
-        }
-        Op::SearchMemories => {
-            let npcid = params.npcid()?;
-            let search: SearchRequest = body::json(&mut req, API_LIMIT).await?;
-            ok_json(&hippo.search(&npcid, search).await?)
-        }
-        Op::Brief => {
-            let npcid = params.npcid()?;
-            let request: BriefRequest = body::json(&mut req, API_LIMIT).await?;
-            ok_json(&hippo.brief(&npcid, request).await?)
-        }
-        Op::IssueToken => {
-            let npcid = params.npcid()?;
-            let request: TokenRequest = body::json(&mut req, API_LIMIT).await?;
-            ok_json(&hippo.issue_token(&npcid, request).await?)
-        }
-        Op::RevokeToken => {
-            let npcid = params.npcid()?;
-            hippo.revoke_token(&npcid, &params.get("token_id")?).await?;
-            ok_status()
-        }
-        Op::ExportNpc => ok_json(&hippo.export_npc(&params.npcid()?).await?),
-        Op::ImportNpc => {
-            let npcid = params.npcid()?;
-            let doc: NpcExport = body::json(&mut req, API_LIMIT).await?;
-            ok_json(&hippo.import_npc(&npcid, doc).await?)
-        }
-        Op::RebuildVectors => {
-            let vectors = hippo.rebuild_vectors(&params.npcid()?).await?;
-            ok_json(&json!({ "status": "ok", "vectors": vectors }))
+        Op::Health => ok_json(&json!({ "status": "ok" })),
+        Op::OpenApi => ok_json(&super::openapi::document()),
+        Op::Dashboard => dashboard_asset(route.path),
+        Op::Core(kind) => {
+            let body = match route.request {
+                Some(_) => body::read_limited(&mut req, API_LIMIT).await?,
+                None => Vec::new(),
+            };
+            let query = query_pairs(&req)?;
+            let path = path_params(route, &ctx);
+            let raw = RawRequest {
+                path: &path,
+                query: &query,
+                body: &body,
+            };
+            ok_json(&hippo.execute(Operation::parse(kind, &raw)?).await?)
         }
         Op::Reembed => {
             let after = param(&query_pairs(&req)?, "after").map(str::to_string);
@@ -184,9 +88,9 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
         Op::MemoryRetrieval => {
             let header = authorization
                 .ok_or_else(|| HttpError::unauthorized("missing Authorization token"))?;
-            let npcid = hippo.resolve_token(&header).await?;
+            let caller = hippo.resolve_caller(&header).await?;
             let parsed = retrieval_body(&mut req).await?;
-            retrieve(&app, Some(&npcid), parsed).await
+            retrieve(&app, Some(&caller), parsed).await
         }
         Op::FakeRetrieval => {
             let parsed = retrieval_body(&mut req).await?;
@@ -194,18 +98,15 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
         }
         Op::Mcp => {
             let admin = config::admin_token(var);
-            Ok(super::mcp::serve(&app, admin.as_deref(), &mut req)
-                .await
-                .unwrap_or_else(|err| super::mcp::error_response(&err)))
+            match super::mcp::serve(&app, admin.as_deref(), &mut req).await {
+                Ok(response) => Ok(response),
+                Err(err) => Ok(super::mcp::error_response(&err)?),
+            }
         }
-        Op::StoreSuite => ok_json(&test_hooks::store_suite(&app).await),
-        Op::MemorySync => ok_json(&test_hooks::memory_sync(&app).await),
-        Op::VectorSuite => ok_json(&test_hooks::vector_suite(&app).await),
-        Op::FetchProbe => {
-            let probe: test_hooks::FetchProbe = body::json(&mut req, API_LIMIT).await?;
-            ok_json(&test_hooks::fetch_probe(probe).await)
+        #[cfg(feature = "test-hooks")]
+        Op::StoreSuite | Op::MemorySync | Op::VectorSuite | Op::FetchProbe | Op::MemoryProbe => {
+            crate::test_hooks::serve(route.op, &mut req, &app).await
         }
-        Op::MemoryProbe => ok_json(&test_hooks::memory_probe()),
     }
 }
 
@@ -222,9 +123,10 @@ fn dashboard_asset(path: &str) -> Reply {
     Ok(response)
 }
 
-/// A memory_retrieval body: 413 over 16 KiB (before parsing), then the protocol's lenient
-/// parse (unknown fields ignored, `max_results` clamped; 400 only for a missing query or a
-/// body that is not a JSON object).
+/// A memory_retrieval body: 413 over 16 KiB (counted while it streams in), then the
+/// protocol's lenient parse (unknown fields ignored, `max_results` clamped; 400 only for a
+/// missing query or a body that is not a JSON object): what `Operation::parse` does for
+/// `OpKind::Retrieve`.
 async fn retrieval_body(req: &mut Request) -> Result<ParsedRetrieval, HttpError> {
     let bytes = body::read_limited(req, RETRIEVAL_LIMIT).await?;
     Ok(parse_retrieval_request(&bytes)?)
@@ -232,7 +134,7 @@ async fn retrieval_body(req: &mut Request) -> Result<ParsedRetrieval, HttpError>
 
 /// memory_retrieval for `npcid` (`None`: the fake provider's character 01): rank, and log one
 /// line (`reason` is logged, never ranked).
-async fn retrieve(app: &App, npcid: Option<&str>, parsed: ParsedRetrieval) -> Reply {
+async fn retrieve(app: &App, caller: Option<&Caller>, parsed: ParsedRetrieval) -> Reply {
     let started = js_sys::Date::now();
     let reason: String = parsed
         .reason
@@ -241,25 +143,43 @@ async fn retrieve(app: &App, npcid: Option<&str>, parsed: ParsedRetrieval) -> Re
         .chars()
         .take(120)
         .collect();
-    let request = RetrievalRequest {
-        live_id: parsed.live_id.map(serde_json::Value::String),
-        query: Some(parsed.query),
-        reason: parsed.reason,
-        memory_types: Some(
-            parsed
-                .memory_types
-                .iter()
-                .map(|t| t.as_str().to_string())
-                .collect(),
-        ),
-        time_hint: parsed.time_hint,
-        max_results: Some(json!(parsed.max_results)),
+    let (npcid, response) = match caller {
+        Some(caller) => {
+            let npcid = caller.npcid().ok_or_else(|| {
+                HttpError::unauthorized("memory_retrieval takes a token bound to an NPC")
+            })?;
+            let op = Operation::Retrieve {
+                npcid: npcid.to_string(),
+                request: parsed,
+            };
+            // The one access rule: the token's scopes allow `Retrieve` on its own NPC.
+            match app.hippo.execute_as(caller, op).await? {
+                CoreReply::Retrieval(response) => (npcid, response),
+                _ => {
+                    return Err(HttpError::from(hippo::Error::Internal(
+                        "memory_retrieval answered another reply".into(),
+                    )))
+                }
+            }
+        }
+        None => {
+            let request = RetrievalRequest {
+                live_id: parsed.live_id.map(serde_json::Value::String),
+                query: Some(parsed.query),
+                reason: parsed.reason,
+                memory_types: Some(
+                    parsed
+                        .memory_types
+                        .iter()
+                        .map(|t| t.as_str().to_string())
+                        .collect(),
+                ),
+                time_hint: parsed.time_hint,
+                max_results: Some(json!(parsed.max_results)),
+            };
+            (demo::DEMO_NPCID, demo::retrieve(&app.hippo, request).await?)
+        }
     };
-    let response = match npcid {
-        Some(npcid) => app.hippo.retrieve(npcid, request).await?,
-        None => demo::retrieve(&app.hippo, request).await?,
-    };
-    let npcid = npcid.unwrap_or(demo::DEMO_NPCID);
     worker::console_log!(
         "memory_retrieval npc={npcid} results={} ms={} reason={reason:?}",
         response.memories.len(),
@@ -285,9 +205,9 @@ async fn reembed(app: &App, after: Option<String>) -> Result<serde_json::Value, 
     let page = hippo
         .list_npcs(after.as_deref(), REEMBED_NPCS_PER_CALL)
         .await?;
-    let mut vectors = 0;
+    let mut vectors: usize = 0;
     for npc in &page.npcs {
-        vectors += hippo.rebuild_vectors(&npc.npcid).await?;
+        vectors = vectors.saturating_add(hippo.rebuild_vectors(&npc.npcid).await?);
     }
     Ok(json!({
         "status": "ok",
@@ -296,27 +216,4 @@ async fn reembed(app: &App, after: Option<String>) -> Result<serde_json::Value, 
         "vectors": vectors,
         "next": page.next,
     }))
-}
-
-/// `GET /api/memories/{npcid}?types=a,b&collection=&include_superseded=&offset=&limit=`.
-fn list_query(req: &Request) -> Result<ListMemoriesQuery, HttpError> {
-    let q = query_pairs(req)?;
-    let types = q
-        .iter()
-        .filter(|(k, _)| k == "types" || k == "type")
-        .flat_map(|(_, v)| v.split(','))
-        .map(|t| t.trim().to_string())
-        .filter(|t| !t.is_empty())
-        .collect();
-    let limit = match param(&q, "limit") {
-        Some(_) => Some(number_param(&q, "limit", 0)?.clamp(1, 1000) as usize),
-        None => None,
-    };
-    Ok(ListMemoriesQuery {
-        types,
-        collection: param(&q, "collection").map(str::to_string),
-        include_superseded: bool_param(&q, "include_superseded")?,
-        offset: number_param(&q, "offset", 0)? as usize,
-        limit,
-    })
 }

@@ -60,11 +60,7 @@ async fn caller(app: &App, admin: Option<&str>, header: Option<&str>) -> Result<
             return Ok(Caller::Admin);
         }
     }
-    let record = app.hippo.resolve_scoped_token(header).await?;
-    Ok(Caller::Token {
-        npcid: record.npcid,
-        scopes: record.scopes,
-    })
+    Ok(app.hippo.resolve_caller(header).await?)
 }
 
 /// Serves one POST to `/mcp`. Transport failures (credentials, origin, version header, body)
@@ -244,12 +240,12 @@ enum RpcAnswer {
 }
 
 /// An HTTP-level failure on `/mcp`, in the JSON-RPC shape; a 401 says how to authenticate.
-pub fn error_response(err: &HttpError) -> Response {
-    let mut response = err.response(Surface::Mcp);
+pub fn error_response(err: &HttpError) -> worker::Result<Response> {
+    let mut response = err.response(Surface::Mcp)?;
     if err.status == 401 {
-        let _ = response
+        response
             .headers_mut()
-            .set("www-authenticate", "Bearer realm=\"hippo-mcp\"");
+            .set("www-authenticate", "Bearer realm=\"hippo-mcp\"")?;
     }
-    response
+    Ok(response)
 }

@@ -31,7 +31,11 @@ fn path_params(route: &Route) -> Vec<Value> {
         .filter_map(|seg| seg.strip_prefix('{')?.strip_suffix('}'))
         .map(|name| {
             let schema = if name == "npcid" {
-                json!({ "type": "string", "pattern": "^[A-Za-z0-9_.:-]{1,64}$" })
+                json!({
+                    "type": "string",
+                    "pattern": "^[A-Za-z0-9_.:-]{1,64}$",
+                    "description": "not . or .. (URL normalisation removes those segments)"
+                })
             } else {
                 json!({ "type": "string" })
             };
@@ -116,7 +120,7 @@ fn operation(route: &Route) -> Value {
         Access::Public if retrieval => error("400", "invalid_request (e.g. empty query)"),
         Access::Public | Access::TestHook | Access::Static => {}
     }
-    if route.op == Op::Dream {
+    if route.op == Op::Core(hippo::api::OpKind::Dream) {
         error("409", "a dream of this NPC is already running");
     }
     if route.request.is_some() {
@@ -139,6 +143,10 @@ pub fn documented_routes() -> impl Iterator<Item = &'static Route> {
         .filter(|r| !matches!(r.access, Access::TestHook | Access::Static))
 }
 
+#[allow(
+    clippy::expect_used,
+    reason = "compiled-in JSON, parsed by the tests: no request can change it"
+)]
 pub fn document() -> Value {
     let mut paths = Map::new();
     for route in documented_routes() {

@@ -88,21 +88,22 @@ impl OpenAiEmbedder {
         }
     }
 
-    pub fn request(&self, texts: &[String]) -> HttpRequest {
+    pub fn request(&self, texts: &[String]) -> PortResult<HttpRequest> {
         let mut headers = vec![("content-type".to_string(), "application/json".to_string())];
         if let Some(key) = &self.key {
             headers.push(("authorization".to_string(), format!("Bearer {key}")));
         }
-        HttpRequest {
+        let body = serde_json::to_string(&EmbeddingsRequest {
+            model: &self.model,
+            input: texts,
+        })
+        .map_err(|e| PortError::Backend(format!("cannot encode the embedding request: {e}")))?;
+        Ok(HttpRequest {
             url: format!("{}/embeddings", self.url),
             headers,
-            body: serde_json::to_string(&EmbeddingsRequest {
-                model: &self.model,
-                input: texts,
-            })
-            .expect("plain data serializes"),
+            body,
             timeout_ms: TIMEOUT_MS,
-        }
+        })
     }
 
     /// The vectors of one response, in input order.
@@ -150,7 +151,7 @@ impl Embedder for OpenAiEmbedder {
     async fn embed(&self, texts: &[String]) -> PortResult<Vec<Vec<f32>>> {
         let mut out = Vec::with_capacity(texts.len());
         for chunk in texts.chunks(BATCH) {
-            let response = self.http.post(self.request(chunk)).await?;
+            let response = self.http.post(self.request(chunk)?).await?;
             out.extend(self.parse(response.status, &response.body, chunk.len())?);
         }
         Ok(out)
@@ -230,7 +231,7 @@ mod tests {
     #[async_trait(?Send)]
     impl HttpClient for Unused {
         async fn post(&self, _: HttpRequest) -> PortResult<HttpResponse> {
-            unreachable!("these tests only build and parse")
+            panic!("these tests only build and parse")
         }
     }
 
@@ -246,7 +247,7 @@ mod tests {
 
     #[test]
     fn request_names_model_inputs_and_key() {
-        let r = embedder(2).request(&["a".into(), "b".into()]);
+        let r = embedder(2).request(&["a".into(), "b".into()]).unwrap();
         assert_eq!(r.url, "https://e.example/v1/embeddings");
         assert!(r
             .headers

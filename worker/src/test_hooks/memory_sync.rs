@@ -115,6 +115,15 @@ fn put(memory: Memory) -> Write {
     Write::PutMemory { memory }
 }
 
+/// The NPC's version, read in SQL.
+async fn version(db: &Db, npcid: &str) -> Result<u64, String> {
+    let npc = request(db, None)
+        .npc(npcid)
+        .await
+        .map_err(|e| e.to_string())?;
+    npc.map(|n| n.version).ok_or_else(|| "NPC gone".to_string())
+}
+
 async fn follows_other_isolates_writes(db: &Db, p: &str) -> CaseResult {
     let (a, b) = (isolate(), isolate());
     let id = format!("{p}follow");
@@ -186,6 +195,23 @@ async fn follows_other_isolates_writes(db: &Db, p: &str) -> CaseResult {
     )
     .await?;
     same_as_sql(db, &a, &id, "after a delete and a re-insert").await?;
+
+    // Reinforcement alone moves the memory revision, not the NPC's version: still followed.
+    let before = version(db, &id).await?;
+    commit(
+        db,
+        &b,
+        &id,
+        vec![Write::Touch {
+            ids: vec!["m2".into()],
+            at: Timestamp(T0 + 65),
+        }],
+    )
+    .await?;
+    if version(db, &id).await? != before {
+        return Err("a touch moved the NPC's version".into());
+    }
+    same_as_sql(db, &a, &id, "after a touch alone").await?;
 
     // The isolate's own write is visible to its own request right away.
     let own = request(db, Some(&a));

@@ -1,18 +1,38 @@
-//! Test-only routes (`HIPPO_TEST_HOOKS=1`): they run Rust-side suites inside the real Worker
-//! so the Node tests can assert on real bindings (D1 in Miniflare, a stand-in Vectorize).
+//! Test-only routes: they run Rust-side suites inside the real Worker so the Node tests can
+//! assert on real bindings (D1 in Miniflare, a stand-in Vectorize). Compiled only with the
+//! `test-hooks` feature (the test build, worker/build-test); served only with
+//! `HIPPO_TEST_HOOKS=1` and the admin token (`http::handlers` checks both).
 
 mod memory_sync;
 
 use crate::app::App;
 use crate::d1::D1Store;
+use crate::http::body::{self, API_LIMIT};
+use crate::http::error::HttpError;
+use crate::http::routes::Op;
 use crate::net::fetch::FetchClient;
 use hippo::error::PortError;
-use hippo::memory::{Collection, MemoryType};
 use hippo::ports::{HttpClient, HttpRequest};
-use hippo::ports::{VectorFilter, VectorIndex, VectorItem};
-use hippo::store::suite::run_store_suite;
+use hippo::store::suite::{run_store_suite, run_vector_suite};
 use serde::Deserialize;
 use serde_json::{json, Value};
+use worker::{Request, Response};
+
+/// Serves one `/__test/*` route (access was checked by the caller).
+pub async fn serve(op: Op, req: &mut Request, app: &App) -> Result<Response, HttpError> {
+    let answer = match op {
+        Op::StoreSuite => store_suite(app).await,
+        Op::MemorySync => memory_sync(app).await,
+        Op::VectorSuite => vector_suite(app).await,
+        Op::FetchProbe => {
+            let bytes = body::read_limited(req, API_LIMIT).await?;
+            fetch_probe(hippo::api::parse_body(&bytes)?).await
+        }
+        Op::MemoryProbe => memory_probe(),
+        other => return Err(HttpError::internal(format!("{other:?} is not a test hook"))),
+    };
+    Ok(Response::from_json(&answer)?)
+}
 
 fn report(cases: Vec<(String, Result<(), String>)>) -> Value {
     let failed = cases.iter().filter(|(_, r)| r.is_err()).count();
@@ -64,199 +84,11 @@ pub async fn memory_sync(app: &App) -> Value {
     report(cases)
 }
 
-fn item(id: &str, collection: Collection, memory_type: MemoryType, values: [f32; 4]) -> VectorItem {
-    VectorItem {
-        id: id.to_string(),
-        collection,
-        memory_type,
-        values: values.to_vec(),
-    }
-}
-
-macro_rules! check {
-    ($cond:expr, $($msg:tt)+) => {
-        let ok: bool = $cond;
-        if !ok {
-            return Err(format!($($msg)+));
-        }
-    };
-}
-
-fn ids(hits: &[(String, f32)]) -> Vec<&str> {
-    hits.iter().map(|(id, _)| id.as_str()).collect()
-}
-
-async fn namespaces_top_k_and_filters(v: &dyn VectorIndex, p: &str) -> Result<(), String> {
-    let (a, b) = (format!("{p}a"), format!("{p}b"));
-    let err = |e: hippo::error::PortError| e.to_string();
-    v.upsert(
-        &a,
-        vec![
-            item(
-                "m1",
-                Collection::Memory,
-                MemoryType::Profile,
-                [1.0, 0.0, 0.0, 0.0],
-            ),
-            item(
-                "m2",
-                Collection::Memory,
-                MemoryType::Preference,
-                [0.8, 0.6, 0.0, 0.0],
-            ),
-            item(
-                "c1",
-                Collection::Content,
-                MemoryType::History,
-                [0.6, 0.8, 0.0, 0.0],
-            ),
-        ],
-    )
-    .await
-    .map_err(err)?;
-    // Same id in another NPC: must neither overwrite nor leak.
-    v.upsert(
-        &b,
-        vec![item(
-            "m1",
-            Collection::Memory,
-            MemoryType::Profile,
-            [0.0, 0.0, 1.0, 0.0],
-        )],
-    )
-    .await
-    .map_err(err)?;
-    let q = [1.0, 0.0, 0.0, 0.0];
-    let all = v
-        .query(&a, &q, 10, &VectorFilter::default())
-        .await
-        .map_err(err)?;
-    check!(ids(&all) == ["m1", "m2", "c1"], "order {all:?}");
-    check!(
-        (all[0].1 - 1.0).abs() < 1e-4,
-        "cosine of identical vectors {all:?}"
-    );
-    let top = v
-        .query(&a, &q, 2, &VectorFilter::default())
-        .await
-        .map_err(err)?;
-    check!(ids(&top) == ["m1", "m2"], "topK {top:?}");
-    let content = VectorFilter {
-        collections: vec![Collection::Content],
-        types: vec![],
-    };
-    let got = v.query(&a, &q, 10, &content).await.map_err(err)?;
-    check!(ids(&got) == ["c1"], "collection filter {got:?}");
-    let prefs = VectorFilter {
-        collections: vec![Collection::Memory],
-        types: vec![MemoryType::Preference],
-    };
-    let got = v.query(&a, &q, 10, &prefs).await.map_err(err)?;
-    check!(ids(&got) == ["m2"], "type filter {got:?}");
-    let other = v
-        .query(&b, &q, 10, &VectorFilter::default())
-        .await
-        .map_err(err)?;
-    check!(
-        ids(&other) == ["m1"] && other[0].1.abs() < 1e-4,
-        "B's space {other:?}"
-    );
-    Ok(())
-}
-
-async fn deletes(v: &dyn VectorIndex, p: &str) -> Result<(), String> {
-    let (a, b) = (format!("{p}da"), format!("{p}db"));
-    let err = |e: hippo::error::PortError| e.to_string();
-    for npc in [&a, &b] {
-        v.upsert(
-            npc,
-            vec![
-                item(
-                    "x",
-                    Collection::Memory,
-                    MemoryType::Other,
-                    [1.0, 0.0, 0.0, 0.0],
-                ),
-                item(
-                    "y",
-                    Collection::Memory,
-                    MemoryType::Other,
-                    [0.0, 1.0, 0.0, 0.0],
-                ),
-            ],
-        )
-        .await
-        .map_err(err)?;
-    }
-    v.delete(&a, &["x".to_string()]).await.map_err(err)?;
-    let q = [1.0, 0.0, 0.0, 0.0];
-    let got = v
-        .query(&a, &q, 10, &VectorFilter::default())
-        .await
-        .map_err(err)?;
-    check!(ids(&got) == ["y"], "after delete {got:?}");
-    v.delete_npc(&a).await.map_err(err)?;
-    let got = v
-        .query(&a, &q, 10, &VectorFilter::default())
-        .await
-        .map_err(err)?;
-    check!(got.is_empty(), "after delete_npc {got:?}");
-    let got = v
-        .query(&b, &q, 10, &VectorFilter::default())
-        .await
-        .map_err(err)?;
-    check!(ids(&got) == ["x", "y"], "other NPC touched {got:?}");
-    Ok(())
-}
-
-async fn large_upserts(v: &dyn VectorIndex, p: &str) -> Result<(), String> {
-    let npc = format!("{p}bulk");
-    let err = |e: hippo::error::PortError| e.to_string();
-    let items: Vec<VectorItem> = (0..1201)
-        .map(|i| {
-            let angle = i as f32 / 1201.0 * std::f32::consts::FRAC_PI_2;
-            item(
-                &format!("mem_{i:05}"),
-                Collection::Memory,
-                MemoryType::Other,
-                [angle.cos(), angle.sin(), 0.0, 0.0],
-            )
-        })
-        .collect();
-    v.upsert(&npc, items).await.map_err(err)?;
-    let got = v
-        .query(&npc, &[0.0, 1.0, 0.0, 0.0], 3, &VectorFilter::default())
-        .await
-        .map_err(err)?;
-    check!(
-        ids(&got) == ["mem_01200", "mem_01199", "mem_01198"],
-        "bulk {got:?}"
-    );
-    v.delete_npc(&npc).await.map_err(err)?;
-    let got = v
-        .query(&npc, &[0.0, 1.0, 0.0, 0.0], 3, &VectorFilter::default())
-        .await
-        .map_err(err)?;
-    check!(got.is_empty(), "bulk delete_npc left {got:?}");
-    Ok(())
-}
-
-/// The vector-index contract against whichever index the Worker runs (D1, or Vectorize
-/// when `VECTORS` is bound).
+/// The core's vector index suite against whichever index the Worker runs (D1, or the
+/// Vectorize adapter when `VECTORS` is bound).
 pub async fn vector_suite(app: &App) -> Value {
     let index = app.hippo.ports().vectors.clone();
-    let p = run_prefix("v");
-    let mut cases = Vec::new();
-    cases.push((
-        "namespaces_top_k_and_filters".to_string(),
-        namespaces_top_k_and_filters(&*index, &p).await,
-    ));
-    cases.push(("deletes".to_string(), deletes(&*index, &p).await));
-    cases.push((
-        "large_upserts".to_string(),
-        large_upserts(&*index, &p).await,
-    ));
-    report(cases)
+    report(run_vector_suite(&*index, &run_prefix("v")).await)
 }
 
 /// `POST /__test/fetch`: one request through [`FetchClient`].

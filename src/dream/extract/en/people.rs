@@ -186,7 +186,76 @@ pub(super) fn nickname(s: &str, l: &str, sink: &mut Sink) {
     }
 }
 
+/// Words "I'm" takes that are not names ("I'm Chinese", "I'm Fine").
+const NOT_NAMES_AFTER_IM: &[&str] = &[
+    "Chinese",
+    "American",
+    "English",
+    "British",
+    "Canadian",
+    "Japanese",
+    "Korean",
+    "French",
+    "German",
+    "Indian",
+    "Mexican",
+    "Spanish",
+    "Italian",
+    "Australian",
+    "Irish",
+    "Asian",
+    "Christian",
+    "Muslim",
+    "Jewish",
+    "Catholic",
+    "Buddhist",
+    "Fine",
+    "Good",
+    "Okay",
+    "Ok",
+    "Sorry",
+    "Here",
+    "Back",
+    "Home",
+    "Done",
+    "So",
+    "Not",
+    "Just",
+    "Really",
+    "Still",
+    "Also",
+];
+
+/// "Hi! I'm Sophie", "I'm Kenji btw": a capitalized word after "I'm" that ends the clause.
+fn introduced_name(s: &str, l: &str) -> Option<String> {
+    for end in after_all(l, "i'm").into_iter().chain(after_all(l, "i am")) {
+        let rest = s[end..].trim_start();
+        let word: String = rest
+            .chars()
+            .take_while(|c| c.is_alphabetic() || *c == '-')
+            .collect();
+        let after = rest[word.len()..].trim_start().to_ascii_lowercase();
+        let ends = after.is_empty()
+            || after.starts_with([',', '.', '!', ';'])
+            || ["btw", "by the way", "and ", "nice to"]
+                .iter()
+                .any(|a| after.starts_with(a));
+        if word.len() >= 2
+            && word.starts_with(|c: char| c.is_uppercase())
+            && !NOT_NAMES.contains(&word.as_str())
+            && !NOT_NAMES_AFTER_IM.contains(&word.as_str())
+            && ends
+        {
+            return Some(word);
+        }
+    }
+    None
+}
+
 pub(super) fn name(s: &str, l: &str, sink: &mut Sink) {
+    if let Some(n) = introduced_name(s, l) {
+        return record_name(n, sink);
+    }
     const NOT: &[&str] = &[
         "not", "a", "the", "what", "actually", "kind", "pretty", "hard", "long", "short", "weird",
         "spelled", "too",
@@ -208,14 +277,18 @@ pub(super) fn name(s: &str, l: &str, sink: &mut Sink) {
         return;
     }
     if let Some(n) = name_at(&s[end..], true) {
-        sink.pkg("Name", &n);
-        sink.memory(
-            Signal::Identity,
-            MemoryType::Profile,
-            format!("The user's name is {n}"),
-            vec![n, "name".into()],
-        );
+        record_name(n, sink);
     }
+}
+
+fn record_name(n: String, sink: &mut Sink) {
+    sink.pkg("Name", &n);
+    sink.memory(
+        Signal::Identity,
+        MemoryType::Profile,
+        format!("The user's name is {n}"),
+        vec![n, "name".into()],
+    );
 }
 
 pub(super) fn relations(s: &str, l: &str, sink: &mut Sink) {

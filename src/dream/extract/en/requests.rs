@@ -205,16 +205,83 @@ pub(super) const EVENT_CUES: &[&str] = &[
     "submit",
     "hand in",
     "birthday",
+    "anniversary",
+    "moving",
+    "move",
+    "visiting",
+    "visit",
+    "coming",
+    "flying",
+    "graduation",
+    "recital",
+    "starts",
+    "start",
+    "married",
+    "kindergarten",
+    "marathon",
+    "camping",
+    "remind me",
 ];
+
+/// Words that make a dated sentence a hypothesis or a habit rather than an event.
+const NOT_EVENTS: &[&str] = &[
+    "if", "usually", "every", "always", "whenever", "would", "decided", "decide", "plan to",
+    "planning",
+];
+
+/// Past forms that say a dated event happened.
+fn said_as_done(l: &str) -> bool {
+    l.split(|c: char| !c.is_ascii_alphabetic() && c != '\'')
+        .any(|w| {
+            (w.len() > 4 && w.ends_with("ed") && !["need", "feed", "speed", "seed"].contains(&w))
+                || [
+                    "was", "were", "had", "got", "went", "did", "broke", "made", "met", "took",
+                    "came", "left", "lost", "won", "ate", "saw", "gave", "found", "told", "fell",
+                ]
+                .contains(&w)
+        })
+}
 
 pub(super) fn appointment(s: &str, l: &str, sink: &mut Sink) -> bool {
     let Some(w) = when::find(s, sink.day) else {
         return false;
     };
-    if w.date < sink.day
-        || find_word(l, "my birthday").is_some()
-        || !EVENT_CUES.iter().any(|c| find_word(l, c).is_some())
+    if find_word(l, "my birthday").is_some() || NOT_EVENTS.iter().any(|c| find_word(l, c).is_some())
     {
+        return false;
+    }
+    let about_user = ["i", "i'm", "i've", "we", "we're", "my", "me"]
+        .iter()
+        .any(|p| find_word(l, p).is_some());
+    let last_day = w.end.unwrap_or(w.date);
+    if about_user && (last_day < sink.day || (w.date <= sink.day && said_as_done(l))) {
+        // Something that happened, dated: the whole sentence, as said.
+        let said = third_person(
+            crate::dream::text::cut_chars(&w.restate_all(s), 200),
+            Lang::En,
+        );
+        sink.memory_at(
+            Signal::Emotional,
+            MemoryType::History,
+            capitalize_first(&said),
+            keywords_of(&w.strip(s)),
+            Some(w.timestamp()),
+        );
+        return true;
+    }
+    let future_form = [
+        "i'm",
+        "we're",
+        "i'll",
+        "going to",
+        "is coming",
+        "are coming",
+        "i have",
+        "we have",
+    ]
+    .iter()
+    .any(|f| l.contains(f));
+    if w.date < sink.day || !(EVENT_CUES.iter().any(|c| find_word(l, c).is_some()) || future_form) {
         return false;
     }
     let stripped = w.strip(s);

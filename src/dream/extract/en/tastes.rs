@@ -60,7 +60,8 @@ pub(super) fn favorite(s: &str, l: &str, sink: &mut Sink) -> bool {
 }
 
 pub(super) fn hobbies(s: &str, l: &str, sink: &mut Sink) -> bool {
-    const TRIGGERS: &[&str] = &[
+    /// Say outright that what follows is a pastime.
+    const STRONG: &[&str] = &[
         "my hobbies are",
         "my hobbies include",
         "my hobby is",
@@ -72,15 +73,62 @@ pub(super) fn hobbies(s: &str, l: &str, sink: &mut Sink) -> bool {
         "i'm into",
         "i am into",
         "i'm really into",
+        "i'm super into",
+        "i've been into",
+        "i've been really into",
+        "i've been super into",
+        "been really into",
+        "been super into",
+        "been into",
     ];
-    let Some((_, end)) = first_after(l, TRIGGERS) else {
-        return false;
+    /// Say that the user does what follows: a pastime only if it is a known activity.
+    const DOING: &[&str] = &[
+        "i'm learning how to",
+        "i'm learning to",
+        "i'm learning",
+        "started learning",
+        "learning to",
+        "i go to",
+        "i usually go",
+        "i often go",
+        "i always go",
+        "i go",
+        "i usually play",
+        "i often play",
+        "i play",
+    ];
+    let (items, strong) = match first_after(l, STRONG) {
+        Some((_, end)) => (objects(&s[end..]), true),
+        None => match first_after(l, DOING) {
+            Some((_, end)) => (objects(&s[end..]), false),
+            None => return false,
+        },
     };
-    let items = objects(&s[end..]);
+    let items: Vec<String> = items
+        .into_iter()
+        .map(|i| strip_when_words(&i))
+        .filter(|i| strong || is_activity(i))
+        .collect();
     if items.is_empty() {
         return false;
     }
     for item in &items {
+        let lower = item.to_ascii_lowercase();
+        if lexicon::EN_ENTERTAINMENT
+            .iter()
+            .any(|e| find_word(&lower, e).is_some())
+        {
+            sink.pkg("Entertainment and Leisure", item);
+            continue;
+        }
+        if let Some(sport) = lexicon::EN_SPORTS
+            .iter()
+            .find(|sp| find_word(&lower, sp).is_some())
+        {
+            if strong || lower.ends_with("ing") {
+                sink.pkg("Favorite Sports", sport);
+            }
+        }
         sink.pkg("Hobbies", item);
     }
     let summary = if items.len() == 1 {
@@ -90,6 +138,32 @@ pub(super) fn hobbies(s: &str, l: &str, sink: &mut Sink) -> bool {
     };
     sink.memory(Signal::Preference, MemoryType::Preference, summary, items);
     true
+}
+
+/// A pastime the word lists know, or a single "-ing" word (swimming, knitting).
+fn is_activity(item: &str) -> bool {
+    let lower = item.to_ascii_lowercase();
+    let known = |list: &[&str]| list.iter().any(|w| find_word(&lower, w).is_some());
+    known(lexicon::EN_HOBBIES)
+        || known(lexicon::EN_SPORTS)
+        || known(lexicon::EN_ENTERTAINMENT)
+        || (!lower.contains(' ') && lower.ends_with("ing") && lower.len() > 5)
+}
+
+/// "swimming on Tuesday nights" → "swimming": when and how often is not the pastime.
+fn strip_when_words(item: &str) -> String {
+    let lower = item.to_ascii_lowercase();
+    let cut = [
+        " on ", " every ", " each ", " twice", " once", " in a ", " in the ", " at ", " with ",
+        " before ", " after ", " almost ", " most ",
+    ]
+    .iter()
+    .filter_map(|w| lower.find(w))
+    .min();
+    match cut {
+        Some(i) => item[..i].trim().to_string(),
+        None => item.to_string(),
+    }
 }
 
 /// A list split on commas, and on "and" / "or" only between short items: "hiking, chess

@@ -6,6 +6,7 @@ mod tastes;
 
 use super::lexicon::{self, Circle, STYLE_INTENTS};
 use super::{keywords_of, Signal, Sink};
+use crate::dream::text::segment::{segment, WordClass};
 use crate::dream::text::{self, clause, list_items, tidy_item, Lang};
 use crate::dream::when;
 use crate::memory::MemoryType;
@@ -15,6 +16,17 @@ use tastes::*;
 
 /// Words a sentence may put between "我" and its verb ("我特别喜欢", "我平时也喜欢").
 const ADVERBS: &[&str] = &[
+    "以前",
+    "曾经",
+    "原来",
+    "小时候",
+    "最近",
+    "现在",
+    "已经",
+    "一点也",
+    "一点都",
+    "不是很",
+    "更",
     "其实",
     "真的",
     "平时",
@@ -112,6 +124,9 @@ pub(super) fn rules(s: &str, sink: &mut Sink) {
     liked |= hobbies(s, sink);
     if !liked && !question {
         likes(s, sink);
+        if !appointment && sink.nothing_yet() {
+            habits(s, sink);
+        }
     }
     relations(s, sink);
     if !question {

@@ -9,7 +9,7 @@ pub(super) const NAME_STOP_WORDS: &[&str] = &[
 ];
 
 /// Characters that end a Chinese name: verbs, particles, adverbs, punctuation.
-pub(super) const NAME_STOPS: &str = "说是在和跟与也都很又要会给带叫去来的了们还就才刚最非真太已正把被让对向从到过着呢吗吧啊呀哦他她它特超挺好每一有没不能可这那应帮竟居突经常总想得，。！？、,.!? ";
+pub(super) const NAME_STOPS: &str = "说是在和跟与也都很又要会给带叫去来的了们还就约才刚最非真太已正把被让对向从到过着呢吗吧啊呀哦他她它特超挺好每一有没不能可这那应帮竟居突经常总想得，。！？、,.!? ";
 
 /// Common surnames: a name given right after a relation word without "叫" must start with
 /// one of these or a name prefix (小, 老, 阿), so "我老婆怀孕了" names nobody.
@@ -22,8 +22,14 @@ pub(super) fn looks_like_name(name: &str) -> bool {
     })
 }
 
-/// A name at the start of `rest`: a Latin word, or two to `max` Chinese characters.
+/// A name at the start of `rest`: a Latin word, or two to `max` Chinese characters that no
+/// dictionary word covers ("小红下周要来" → 小红: 下周 is a word). After an explicit "叫",
+/// `called`, a dictionary word of two or three characters may be the name itself (叫明明).
 pub(super) fn name_at(rest: &str, max: usize) -> Option<String> {
+    name_after(rest, max, false)
+}
+
+pub(super) fn name_after(rest: &str, max: usize, called: bool) -> Option<String> {
     let rest = rest.trim_start();
     let latin: String = rest
         .chars()
@@ -32,15 +38,32 @@ pub(super) fn name_at(rest: &str, max: usize) -> Option<String> {
     if latin.len() >= 2 {
         return Some(latin);
     }
+    let words = segment(rest);
     let mut name = String::new();
-    for (i, c) in rest.char_indices() {
-        let stop_word = NAME_STOP_WORDS.iter().any(|w| rest[i..].starts_with(w));
-        if stop_word || !text::is_cjk(c) || NAME_STOPS.contains(c) || name.chars().count() == max {
+    for w in &words {
+        let c = w.text.chars().next().unwrap_or(' ');
+        let stop_word = NAME_STOP_WORDS
+            .iter()
+            .any(|s| rest[w.start..].starts_with(s));
+        if w.known()
+            || stop_word
+            || !text::is_cjk(c)
+            || NAME_STOPS.contains(c)
+            || name.chars().count() == max
+        {
             break;
         }
         name.push(c);
     }
-    (name.chars().count() >= 2).then_some(name)
+    if name.chars().count() >= 2 {
+        return Some(name);
+    }
+    let first = words.first().filter(|w| w.known() && called)?;
+    let next = words.get(1);
+    let ends =
+        next.is_none_or(|n| n.known() || !text::is_cjk(n.text.chars().next().unwrap_or(' ')));
+    ((2..=3).contains(&first.text.chars().count()) && name.is_empty() && ends)
+        .then(|| first.text.to_string())
 }
 
 pub(super) fn secret(s: &str, sink: &mut Sink) {
@@ -177,7 +200,7 @@ pub(super) fn relations(s: &str, sink: &mut Sink) {
                 .iter()
                 .find_map(|p| after.strip_prefix(p))
             {
-                Some(called) => name_at(called, 3),
+                Some(called) => name_after(called, 3, true),
                 None => name_at(after, 3).filter(|n| looks_like_name(n)),
             }
         } else {

@@ -92,7 +92,7 @@ pub(super) fn constraints(s: &str, styled: bool, sink: &mut Sink) {
             sink.memory(
                 Signal::Constraint,
                 MemoryType::Constraint,
-                format!("用户要求{t}{what}"),
+                text::third_person(&format!("用户要求{t}{what}"), Lang::Zh),
                 keywords,
             );
         }
@@ -129,34 +129,74 @@ pub(super) const EVENT_CUES: &[&str] = &[
     "手术",
 ];
 
+/// Words that make a dated clause a hypothesis rather than a plan.
+const HYPOTHETICAL: &[&str] = &["要是", "如果", "假如", "万一", "的话", "假设"];
+/// Words that make a dated clause a habit or a liking rather than an event.
+const HABITUAL: &[&str] = &["喜欢", "一般", "通常", "平时", "每"];
+/// Words that say a dated event has happened.
+const DONE: &[&str] = &["了", "过", "没"];
+
+/// A dated clause: a plan or appointment (→ `Important Appointments` and a `project`
+/// memory), or, when its date has passed or it is said as done, an event of the user's
+/// life (a `history` memory). Both carry the date as `event_time`.
 pub(super) fn appointment(s: &str, sink: &mut Sink) -> bool {
     let Some(w) = when::find(s, sink.day) else {
         return false;
     };
     // The user's own birthday is a profile fact, not an appointment.
-    if w.date < sink.day || s.contains("我的生日") || s.contains("我生日") {
+    if s.contains("我的生日") || s.contains("我生日") {
         return false;
     }
-    let stripped = w
-        .strip(s)
-        .replace("我们", "\u{0}")
-        .replace('我', "")
-        .replace('\u{0}', "我们");
-    let core = tidy_item(clause(
-        stripped.trim_start_matches(['的', '，', ',', ' ', '在']),
-        STOPS,
-        &[],
-    ));
-    if core.chars().count() < 2 || !EVENT_CUES.iter().any(|c| core.contains(c)) {
-        return false;
-    }
-    let label = w.label();
     let restated = w.restate(s);
+    let label = w.label();
+    let decided = ["决定", "打算", "准备", "计划"]
+        .iter()
+        .any(|d| restated.contains(d));
+    if HYPOTHETICAL.iter().any(|h| s.contains(h))
+        || HABITUAL.iter().any(|h| restated.contains(h))
+        || decided
+    {
+        return false;
+    }
+    // The clause without its date words, in the third person.
+    let bare_said = restated
+        .replace(&format!("（{label}）"), "")
+        .replace(&label, "");
+    let bare = text::third_person(tidy_item(&bare_said).as_str(), Lang::Zh);
+    let core = bare
+        .trim_start_matches("用户的")
+        .trim_start_matches("用户")
+        .trim_start_matches(['的', '在', '，', ',', ' '])
+        .to_string();
+    if core.chars().count() < 2 {
+        return false;
+    }
+    let verb = segment(&core)
+        .iter()
+        .any(|word| word.class == WordClass::Verb)
+        || EVENT_CUES.iter().any(|c| core.contains(c));
+    if !verb {
+        return false;
+    }
     let summary = if restated.starts_with(|c: char| c.is_ascii_digit()) {
-        format!("用户{restated}")
+        format!("用户{}", text::third_person(&restated, Lang::Zh))
     } else {
         text::third_person(&restated, Lang::Zh)
     };
+    let last_day = w.end.unwrap_or(w.date);
+    let done = last_day < sink.day || (w.date <= sink.day && DONE.iter().any(|d| core.contains(d)));
+    if done {
+        // What happened, with how it felt and why: the whole sentence.
+        let whole = text::third_person(text::cut_chars(&w.restate_all(s), 200), Lang::Zh);
+        sink.memory_at(
+            Signal::Emotional,
+            MemoryType::History,
+            whole,
+            keywords_of(&core),
+            Some(w.timestamp()),
+        );
+        return true;
+    }
     let bare = [
         "有一个",
         "有个",
@@ -197,9 +237,15 @@ pub(super) fn decision(s: &str, sink: &mut Sink) {
         if let Some((adverbs, rest)) = after_me(s, t).into_iter().next() {
             let what = tidy_item(clause(rest, STOPS, &[]));
             if what.chars().count() >= 2 {
-                let summary = format!("用户{adverbs}{t}{what}");
+                let said = format!("我{adverbs}{t}{what}");
+                let dated = when::find(&said, sink.day);
+                let summary = text::third_person(
+                    &dated.as_ref().map_or(said.clone(), |w| w.restate(&said)),
+                    Lang::Zh,
+                );
                 let keywords = keywords_of(&what);
-                sink.memory(Signal::Decision, MemoryType::Project, summary, keywords);
+                let at = dated.map(|w| w.timestamp());
+                sink.memory_at(Signal::Decision, MemoryType::Project, summary, keywords, at);
             }
             return;
         }

@@ -93,10 +93,13 @@ pub(super) fn objects(rest: &str) -> Vec<String> {
 
 pub(super) fn likes(s: &str, sink: &mut Sink) {
     const TRIGGERS: &[(&str, bool)] = &[
-        ("喜欢", true),
-        ("热爱", true),
+        ("喜欢上了", true),
+        ("喜欢上", true),
         ("爱上了", true),
         ("迷上了", true),
+        ("迷上", true),
+        ("喜欢", true),
+        ("热爱", true),
         ("爱", true),
         ("讨厌", false),
         ("受不了", false),
@@ -112,25 +115,116 @@ pub(super) fn likes(s: &str, sink: &mut Sink) {
             }
             seen_at.push((at - t.len(), at));
             let negated = adverbs.contains('不') || adverbs.contains('没');
+            // "我以前喜欢…现在不了": a liking of the past, not of now.
+            let past = ["以前", "曾经", "原来", "小时候"]
+                .iter()
+                .any(|p| adverbs.contains(p));
             let liked = *positive != negated;
-            let items = objects(rest);
+            let items: Vec<String> = objects(rest)
+                .iter()
+                .map(|i| text::third_person(i, Lang::Zh))
+                .collect();
             if items.is_empty() {
                 continue;
             }
-            if liked {
+            if liked && !past {
                 for item in &items {
                     classify_liked(item, s, sink);
                 }
             }
-            let verb = if liked { "喜欢" } else { "不喜欢" };
-            sink.memory(
-                Signal::Preference,
-                MemoryType::Preference,
-                format!("用户{verb}{}", items.join("和")),
-                items,
-            );
+            let what = items.join("和");
+            let summary = if past {
+                let now_not = ["现在不", "现在没", "不了", "戒了", "不玩了", "不再"]
+                    .iter()
+                    .any(|n| s.contains(n));
+                format!(
+                    "用户以前{}{what}{}",
+                    if liked { "喜欢" } else { "不喜欢" },
+                    if now_not { "，现在不了" } else { "" }
+                )
+            } else if let Some(called) = what.strip_prefix("别人叫用户") {
+                // "我不喜欢别人叫我全名": about how to address the user.
+                format!("用户{}被叫{called}", if liked { "喜欢" } else { "不喜欢" })
+            } else {
+                format!("用户{}{what}", if liked { "喜欢" } else { "不喜欢" })
+            };
+            sink.memory(Signal::Preference, MemoryType::Preference, summary, items);
         }
     }
+}
+
+/// Habits and pastimes said without "喜欢": "我每天早上都会去公园跑步", "我在学吉他",
+/// "我最近开始练瑜伽了", "我周末一般宅家打游戏".
+pub(super) fn habits(s: &str, sink: &mut Sink) -> bool {
+    const MARKERS: &[&str] = &[
+        "每天",
+        "每周",
+        "每个周末",
+        "每晚",
+        "每次",
+        "经常",
+        "平时",
+        "一般",
+        "周末",
+        "在学",
+        "开始学",
+        "开始练",
+        "在练",
+        "学了",
+        "练了",
+        "坚持",
+    ];
+    let Some(clause_start) = s.find('我') else {
+        return false;
+    };
+    let body = &s[clause_start..];
+    if !MARKERS.iter().any(|m| body.contains(m)) || s.contains('吗') {
+        return false;
+    }
+    let Some((item, field)) = activity_in(body) else {
+        return false;
+    };
+    sink.pkg(field, &item);
+    let said = text::third_person(tidy_item(clause(body, STOPS, &[])).as_str(), Lang::Zh);
+    sink.memory(Signal::Preference, MemoryType::Preference, said, vec![item]);
+    true
+}
+
+/// Instruments: learning or playing one is a hobby.
+const INSTRUMENTS: &[&str] = &[
+    "吉他",
+    "钢琴",
+    "小提琴",
+    "尤克里里",
+    "架子鼓",
+    "古筝",
+    "二胡",
+];
+
+/// The first pastime named in `text`, and the PKG field it belongs to.
+fn activity_in(text: &str) -> Option<(String, &'static str)> {
+    const READING: &[(&str, &str)] = &[
+        ("看一会儿书", "看书"),
+        ("看书", "看书"),
+        ("读书", "读书"),
+        ("做蛋糕", "做蛋糕"),
+    ];
+    let hobbies = lexicon::zh_sports()
+        .chain(lexicon::ZH_HOBBIES)
+        .chain(INSTRUMENTS)
+        .map(|w| (*w, *w, "Hobbies"));
+    let pastimes = lexicon::ZH_ENTERTAINMENT
+        .iter()
+        .map(|w| (*w, *w, "Entertainment and Leisure"));
+    let reading = READING
+        .iter()
+        .map(|(w, as_hobby)| (*w, *as_hobby, "Hobbies"));
+    hobbies
+        .chain(pastimes)
+        .chain(reading)
+        .filter_map(|(said, item, field)| text.find(said).map(|i| (i, said.len(), item, field)))
+        .min_by_key(|(i, len, _, _)| (*i, usize::MAX - len))
+        .map(|(_, _, item, field)| (item.to_string(), field))
 }
 
 /// Files a liked thing under the PKG field it belongs to, if any.
@@ -146,12 +240,22 @@ pub(super) fn classify_liked(item: &str, sentence: &str, sink: &mut Sink) {
             },
             title,
         );
-    } else if let Some(sport) = lexicon::ZH_SPORTS.iter().find(|sp| item.contains(**sp)) {
+    } else if let Some(sport) = lexicon::zh_sports().find(|sp| item.contains(**sp)) {
         sink.pkg("Favorite Sports", sport);
+        // Swimming is a doing; "打篮球" too; "篮球" alone or "看NBA" is a liking.
+        let doing = item.starts_with(lexicon::ZH_ACTIVITY_VERBS) && !item.starts_with('看')
+            || lexicon::ZH_SPORT_DOINGS.contains(sport);
+        if doing {
+            sink.pkg("Hobbies", sport);
+        }
+    } else if let Some(game) = item.strip_prefix('玩').filter(|g| g.chars().count() >= 2) {
+        sink.pkg("Entertainment and Leisure", game);
     } else if lexicon::ZH_ENTERTAINMENT.iter().any(|e| item.contains(e)) {
         sink.pkg("Entertainment and Leisure", item);
     } else if lexicon::ZH_HOBBIES.contains(&item)
-        || (item.chars().count() >= 2 && item.starts_with(lexicon::ZH_ACTIVITY_VERBS))
+        || ((2..=4).contains(&item.chars().count())
+            && !item.contains('的')
+            && item.starts_with(lexicon::ZH_ACTIVITY_VERBS))
     {
         sink.pkg("Hobbies", item);
     }

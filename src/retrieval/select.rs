@@ -1,0 +1,150 @@
+//! What goes into an answer, once the candidates are ranked (docs/LIFECYCLE.md, "Precision").
+//!
+//! Ranking orders everything that matches at all; an answer should hold what is relevant, not
+//! `max_results` items whatever they are. Three rules, in order:
+//! 1. **Relevance floor** (memory_retrieval): an item whose match ([`Ranked::relevance`]) is
+//!    below [`RELEVANCE_FLOOR`] of the best item's is left out. Relative, so it adapts to the
+//!    query (a one-word query and a long dialogue score on different scales).
+//! 2. **Decay orders, it never hides the best match**: a typed memory in the archive tier
+//!    (strength < 0.2) stays only when it matches about as well as the best item
+//!    ([`ARCHIVE_FLOOR`]); weak *and* weakly matched is what archive means. Verbatim turns and
+//!    diary days are records of what happened, not beliefs that fade: no archive rule.
+//! 3. **A fact and the words it came from are not both read**: a conversation turn is dropped
+//!    when a typed memory drawn from it (its `source_turns`) is in the answer.
+
+use super::rank::{CandidateKind, Ranked};
+use crate::memory::strength::{tier, Tier};
+use std::collections::HashSet;
+
+/// Share of the best item's relevance an item needs to be in a memory_retrieval answer.
+pub const RELEVANCE_FLOOR: f64 = 0.35;
+/// Relevance any item needs in a memory_retrieval answer: below it nothing matched the query's
+/// content (a name alone, a faint vector neighbour), and an empty answer is the right one.
+pub const ABSOLUTE_FLOOR: f64 = 0.1;
+/// Share of the best item's relevance an archive-tier memory needs to be returned at all.
+pub const ARCHIVE_FLOOR: f64 = 0.75;
+
+/// How to select.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Selection {
+    /// Apply the relevance floor (memory_retrieval; the search route shows the whole ranking).
+    pub floor: bool,
+    /// Return archive-tier memories however they match (the search route, when asked).
+    pub include_archived: bool,
+    pub max_results: usize,
+}
+
+/// The answer: `ranked` (best first) after the three rules, at most `max_results` items.
+pub fn select(ranked: Vec<Ranked>, how: Selection) -> Vec<Ranked> {
+    let top = ranked.iter().map(|r| r.relevance).fold(0.0, f64::max);
+    let kept: Vec<Ranked> = ranked
+        .into_iter()
+        .filter(|r| {
+            !how.floor || (r.relevance >= RELEVANCE_FLOOR * top && r.relevance >= ABSOLUTE_FLOOR)
+        })
+        .filter(|r| how.include_archived || !is_archived(r) || r.relevance >= ARCHIVE_FLOOR * top)
+        .collect();
+    let fact_sources: HashSet<&str> = kept
+        .iter()
+        .take(how.max_results)
+        .filter(|r| r.candidate.kind == CandidateKind::Memory)
+        .flat_map(|r| r.candidate.source_turns.iter().map(String::as_str))
+        .collect();
+    let quoted = |r: &Ranked| {
+        r.candidate.kind == CandidateKind::Conversation
+            && r.candidate
+                .source_turns
+                .iter()
+                .any(|t| fact_sources.contains(t.as_str()))
+    };
+    let drop: Vec<bool> = kept.iter().map(quoted).collect();
+    kept.into_iter()
+        .zip(drop)
+        .filter(|(_, d)| !d)
+        .map(|(r, _)| r)
+        .take(how.max_results)
+        .collect()
+}
+
+/// A typed memory whose strength has decayed into the archive tier.
+fn is_archived(r: &Ranked) -> bool {
+    r.candidate.kind == CandidateKind::Memory && tier(r.candidate.strength) == Tier::Archive
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::MemoryType;
+    use crate::retrieval::rank::Candidate;
+    use crate::time::Timestamp;
+
+    fn item(id: &str, kind: CandidateKind, relevance: f64, strength: f64, src: &[&str]) -> Ranked {
+        let mut c = Candidate::new(id, kind, MemoryType::Other, id, Timestamp(0));
+        c.strength = strength;
+        c.source_turns = src.iter().map(|s| s.to_string()).collect();
+        Ranked {
+            candidate: c,
+            score: relevance,
+            relevance,
+            signals: None,
+        }
+    }
+
+    fn ids(r: &[Ranked]) -> Vec<&str> {
+        r.iter().map(|x| x.candidate.id.as_str()).collect()
+    }
+
+    const RETRIEVE: Selection = Selection {
+        floor: true,
+        include_archived: false,
+        max_results: 10,
+    };
+
+    #[test]
+    fn weak_matches_are_left_out_of_a_retrieval_but_not_of_a_search() {
+        let ranked = || {
+            vec![
+                item("best", CandidateKind::Memory, 1.0, 0.9, &[]),
+                item("good", CandidateKind::Memory, 0.5, 0.9, &[]),
+                item("fill", CandidateKind::Memory, 0.2, 0.9, &[]),
+            ]
+        };
+        assert_eq!(ids(&select(ranked(), RETRIEVE)), ["best", "good"]);
+        let search = Selection {
+            floor: false,
+            ..RETRIEVE
+        };
+        assert_eq!(ids(&select(ranked(), search)), ["best", "good", "fill"]);
+        // Nothing matched the content: an empty answer.
+        let faint = vec![item("name-only", CandidateKind::Pkg, 0.05, 1.0, &[])];
+        assert!(select(faint, RETRIEVE).is_empty());
+    }
+
+    #[test]
+    fn an_old_memory_that_is_the_best_match_is_still_returned() {
+        let ranked = vec![
+            item("old-best", CandidateKind::Memory, 1.0, 0.05, &[]),
+            item("old-weak", CandidateKind::Memory, 0.5, 0.05, &[]),
+            item("fresh", CandidateKind::Memory, 0.5, 0.9, &[]),
+            item("old-turn", CandidateKind::Conversation, 0.5, 0.05, &[]),
+        ];
+        assert_eq!(
+            ids(&select(ranked, RETRIEVE)),
+            ["old-best", "fresh", "old-turn"]
+        );
+    }
+
+    #[test]
+    fn a_turn_is_dropped_when_its_fact_is_in_the_answer() {
+        let ranked = vec![
+            item("turn", CandidateKind::Conversation, 1.0, 0.3, &["t1"]),
+            item("fact", CandidateKind::Memory, 0.9, 0.9, &["t1"]),
+            item("other-turn", CandidateKind::Conversation, 0.8, 0.3, &["t2"]),
+            item("diary", CandidateKind::Diary, 0.7, 1.0, &["t2"]),
+        ];
+        assert_eq!(
+            ids(&select(ranked, RETRIEVE)),
+            ["fact", "other-turn", "diary"]
+        );
+    }
+}
