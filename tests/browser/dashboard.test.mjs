@@ -56,6 +56,9 @@ async function seed() {
   };
   const old = doc.memories.find((m) => m.id === ids.shanghai);
   doc.memories.push({ ...old, id: 'mem_old_home', summary: '用户住在北京', superseded_by: ids.shanghai });
+  // A day that left the window long ago, kept as the dream keeps every day: a diary record.
+  doc.memories.push({ ...old, id: 'diary_2026-10-01', collection: 'diary', type: 'history',
+    summary: '小明第一次说起围棋。', source: 'diary', confidence: 0.6 });
   await w.json('POST', `/api/npc/${NPC}/import`, doc);
   await w.json('POST', `/api/conversation/${NPC}`, {
     session_id: 's1',
@@ -134,15 +137,17 @@ test('every view, one edit of each kind, in English and Chinese', async () => {
 
   await page.click('#tabs button[data-tab=diary]');
   await settled(page);
-  assert.equal(await page.locator('.timeline li').count(), 2);
-  await shot(page, 'diary', ['2026-11-30', '杭州出差', 'Before the window', '三月：小明开始学围棋']);
+  assert.equal(await page.locator('.timeline li').count(), 3);
+  assert.match(await page.textContent('.timeline li[data-date="2026-10-01"]'), /outside the window/);
+  await shot(page, 'diary', ['2026-11-30', '杭州出差', 'in the window', '第一次说起围棋', 'Before the window', '三月：小明开始学围棋']);
 
   await page.click('#tabs button[data-tab=memories]');
   await settled(page);
   assert.ok(await page.locator('tr.superseded[data-id="mem_old_home"]').count());
   assert.match(await page.textContent(`tr[data-id="${ids.dog}"]`), /yes/, 'pinned shown');
   assert.match(await page.textContent(`tr[data-id="${ids.secret}"]`), /credentials|finance/, 'sensitive shown with its category');
-  await shot(page, 'memories', ['用户住在北京', `superseded by ${ids.shanghai}`, 'constraint', '0.85', 'core']);
+  assert.equal(await page.textContent(`tr[data-id="${ids.tea}"] td.collection`), 'memory');
+  await shot(page, 'memories', ['用户住在北京', `superseded by ${ids.shanghai}`, 'constraint', '0.85', 'core', 'Collection']);
 
   // One edit of each kind, each confirmed, each checked through the API.
   const act = async (id, action) => {
@@ -171,6 +176,36 @@ test('every view, one edit of each kind, in English and Chinese', async () => {
   await settled(page);
   assert.equal(await page.locator('.report').count(), 2);
   await shot(page, 'dreams', ['Dry run', '芒果', 'inserted']);
+
+  // What the dream wrote: the memory links to the turn it came from, shown with that turn's
+  // quote record; the turn itself is a `content` record and the day a `diary` record, each
+  // in its collection, and the dreamed day is on the diary timeline.
+  const exported = await w.json('GET', `/api/npc/${NPC}/export`);
+  const mango = exported.memories.find((m) => m.collection === 'memory' && m.summary.includes('芒果'));
+  const [turnId] = mango.source_turns;
+  assert.ok(turnId, JSON.stringify(mango));
+  const quote = exported.memories.find((m) => m.collection === 'content' && m.source_turns.includes(turnId));
+  await page.click('#tabs button[data-tab=memories]');
+  await settled(page);
+  await page.click(`tr[data-id="${mango.id}"] button[data-action="details"]`);
+  await settled(page);
+  const detail = page.locator(`tr[data-detail-for="${mango.id}"]`);
+  assert.equal(await detail.isVisible(), true);
+  assert.equal(await detail.locator(`li[data-turn="${turnId}"] code`).textContent(), turnId);
+  assert.equal(await detail.locator(`li[data-turn="${turnId}"] q`).textContent(), quote.summary);
+  await shot(page, 'memory-sources', ['Source turns', turnId, '记住这件事']);
+  await page.selectOption('#collection', 'content');
+  await settled(page);
+  assert.equal(await page.textContent(`tr[data-id="${quote.id}"] td.collection`), 'content');
+  await page.selectOption('#collection', 'diary');
+  await settled(page);
+  const day = exported.memories.find((m) => m.collection === 'diary');
+  assert.equal(await page.textContent(`tr[data-id="${day.id}"] td.collection`), 'diary');
+  await page.selectOption('#collection', 'memory');
+  await settled(page);
+  await page.click('#tabs button[data-tab=diary]');
+  await settled(page);
+  assert.equal(await page.locator(`.timeline li[data-date="${day.id.replace('diary_', '')}"]`).count(), 1);
 
   // The retrieval playground with each signal's contribution, and the brief.
   await page.click('#tabs button[data-tab=playground]');

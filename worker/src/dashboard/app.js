@@ -29,6 +29,13 @@ const TEXT = {
     query: 'Query', timeHint: 'Time hint', includeSensitive: 'Include sensitive', searchBtn: 'Search',
     score: 'Score', signals: 'Signals', noHits: 'Nothing found', brief: 'Session brief', maxTokens: 'Max tokens',
     makeBrief: 'Make brief', tokens: 'tokens', yes: 'yes', count: 'memories',
+    collection: 'Collection', collMemory: 'memories', collContent: 'quotes (turns)', collDiary: 'diary days',
+    collEmotion: 'emotion', collAll: 'all', details: 'Details', sourceTurns: 'Source turns',
+    noSources: 'No source turns (written through the API, or before links existed)',
+    noQuote: 'no quote record (the turn held only sensitive sentences, or it is past the quotes loaded)',
+    keywords: 'Keywords', created: 'Created', updated: 'Updated', eventTime: 'Event time',
+    accessCount: 'Retrieved', confidence: 'Confidence', importance: 'Importance', inWindow: 'in the window',
+    recordOnly: 'outside the window',
   },
   zh: {
     title: 'Hippo 记忆面板', signout: '退出', token: '管理员令牌', signin: '登录',
@@ -49,10 +56,16 @@ const TEXT = {
     noReports: '本页还没有运行过梦境', query: '查询', timeHint: '时间提示', includeSensitive: '包含敏感',
     searchBtn: '搜索', score: '得分', signals: '信号', noHits: '没有结果', brief: '会话简报',
     maxTokens: '最大令牌数', makeBrief: '生成简报', tokens: '令牌', yes: '是', count: '条记忆',
+    collection: '集合', collMemory: '记忆', collContent: '原话（对话轮次）', collDiary: '日记（按天）',
+    collEmotion: '情绪', collAll: '全部', details: '详情', sourceTurns: '来源对话',
+    noSources: '没有来源对话（通过接口写入，或写于来源链接之前）',
+    noQuote: '没有原话记录（这一轮只有敏感句子，或不在已加载的原话中）',
+    keywords: '关键词', created: '创建', updated: '更新', eventTime: '事件时间', accessCount: '被检索次数',
+    confidence: '可信度', importance: '重要度', inWindow: '在窗口内', recordOnly: '在窗口外',
   },
 };
 
-const state = { lang: 'en', npcs: [], npcid: null, tab: 'profile', reports: [] };
+const state = { lang: 'en', npcs: [], npcid: null, tab: 'profile', reports: [], quotes: null };
 const $ = (sel) => document.querySelector(sel);
 const t = (key) => TEXT[state.lang][key] ?? key;
 
@@ -158,6 +171,7 @@ function renderNpcs() {
 async function openNpc(npcid) {
   state.npcid = npcid;
   state.reports = [];
+  state.quotes = null;
   const npc = state.npcs.find((n) => n.npcid === npcid);
   $('#npc-title').textContent = npc?.display_name ? `${npc.display_name} · ${npcid}` : npcid;
   $('#npc').hidden = false;
@@ -194,41 +208,61 @@ const VIEWS = {
   },
 
   async diary(npcid) {
-    const diary = await api('GET', `/api/diary/${enc(npcid)}`);
+    // The window (what the character's prompt holds) and the dream's per-day records, which
+    // keep the days that left the window searchable.
+    const [diary, records] = await Promise.all([
+      api('GET', `/api/diary/${enc(npcid)}`),
+      api('GET', `/api/memories/${enc(npcid)}?collection=diary&limit=500`),
+    ]);
+    const days = new Map();
+    for (const m of records.memories) {
+      const date = m.id.replace(/^diary_/, '');
+      days.set(date, { date, summary: m.summary, inWindow: false, sensitive: m.sensitive });
+    }
+    for (const d of diary.dailies) days.set(d.date, { ...days.get(d.date), date: d.date, summary: d.summary, inWindow: true });
     const out = [];
-    if (!diary.prior && diary.dailies.length === 0) return [el('p', {}, t('noDiary'))];
+    if (!diary.prior && days.size === 0) return [el('p', {}, t('noDiary'))];
+    const sorted = [...days.values()].sort((a, b) => b.date.localeCompare(a.date));
     out.push(el('ol', { className: 'timeline' },
-      diary.dailies.map((d) => el('li', {}, el('div', { className: 'date' }, d.date), el('div', {}, d.summary)))));
+      sorted.map((d) => el('li', { 'data-date': d.date, className: d.inWindow ? '' : 'outside' },
+        el('div', { className: 'date' }, d.date, ' ', el('span', { className: 'tag' }, t(d.inWindow ? 'inWindow' : 'recordOnly')),
+          d.sensitive ? el('span', { className: 'tag sensitive' }, t('sensitiveCol')) : ''),
+        el('div', {}, d.summary)))));
     if (diary.prior) out.push(el('h3', {}, t('prior')), el('div', { className: 'prior', id: 'prior' }, diary.prior));
     return out;
   },
 
   async memories(npcid) {
-    const all = sessionStorage.getItem('hippo.allCollections') === '1';
-    const list = await api('GET', `/api/memories/${enc(npcid)}?include_superseded=true&limit=500${all ? '&collection=all' : ''}`);
-    const toggle = el('label', {}, el('input', { type: 'checkbox', id: 'all-collections', checked: all,
-      onchange: (e) => { sessionStorage.setItem('hippo.allCollections', e.target.checked ? '1' : '0'); showTab('memories'); } }), ' ', t('showAll'));
-    const rows = list.memories.map((m) => {
+    const collection = sessionStorage.getItem('hippo.collection') ?? 'memory';
+    const list = await api('GET', `/api/memories/${enc(npcid)}?include_superseded=true&limit=500&collection=${enc(collection)}`);
+    const picker = el('select', { id: 'collection', onchange: (e) => { sessionStorage.setItem('hippo.collection', e.target.value); showTab('memories'); } },
+      [['memory', 'collMemory'], ['content', 'collContent'], ['diary', 'collDiary'], ['emotion', 'collEmotion'], ['all', 'collAll']]
+        .map(([value, label]) => el('option', { value, selected: value === collection }, t(label))));
+    const rows = list.memories.flatMap((m) => {
       const act = (label, className, handler) => el('button', { type: 'button', className, 'data-action': label, onclick: handler }, t(label));
-      return el('tr', { 'data-id': m.id, className: m.superseded_by ? 'superseded' : '' },
+      const detail = el('tr', { className: 'detail', 'data-detail-for': m.id, hidden: true }, el('td', { colspan: 9 }));
+      const row = el('tr', { 'data-id': m.id, className: m.superseded_by ? 'superseded' : '' },
         el('td', { className: 'summary' }, m.summary),
-        el('td', {}, m.type, m.collection !== 'memory' ? ` (${m.collection})` : ''),
+        el('td', {}, m.type),
+        el('td', { className: 'collection' }, el('span', { className: `tag coll-${m.collection}` }, m.collection)),
         el('td', { className: `tier-${m.tier}` }, `${m.strength.toFixed(2)} · ${m.tier}`),
         el('td', {}, m.pinned ? el('span', { className: 'tag pinned' }, t('yes')) : ''),
         el('td', {}, m.sensitive ? el('span', { className: 'tag sensitive' }, m.sensitive_category ?? t('yes')) : ''),
-        el('td', {}, m.source),
+        el('td', {}, m.source, m.source_turns?.length ? el('small', { className: 'turns' }, ` · ${m.source_turns.length}↩`) : ''),
         el('td', {}, m.superseded_by ? `${t('supersededBy')} ${m.superseded_by}` : `×${m.encounter_count}`),
         el('td', { className: 'actions' },
+          act('details', '', () => toggleDetail(m, detail)),
           act('edit', '', () => editMemory(m)),
           m.pinned ? act('unpin', '', () => patchMemory(m, { pinned: false }, 'confirmUnpin'))
             : act('pin', '', () => patchMemory(m, { pinned: true }, 'confirmPin')),
           m.sensitive ? act('unmark', '', () => patchMemory(m, { sensitive: false }, 'confirmUnmark'))
             : act('markSensitive', '', () => patchMemory(m, { sensitive: true }, 'confirmSensitive')),
           act('del', 'danger', () => deleteMemory(m))));
+      return [row, detail];
     });
     return [
-      el('div', { className: 'row' }, toggle, el('span', { id: 'memory-count' }, `${list.count} ${t('count')}`)),
-      table([t('summary'), t('type'), t('strength'), t('pinnedCol'), t('sensitiveCol'), t('source'), t('history'), t('actions')], rows),
+      el('div', { className: 'row' }, el('label', {}, `${t('collection')} `, picker), el('span', { id: 'memory-count' }, `${list.count} ${t('count')}`)),
+      table([t('summary'), t('type'), t('collection'), t('strength'), t('pinnedCol'), t('sensitiveCol'), t('source'), t('history'), t('actions')], rows),
     ];
   },
 
@@ -237,6 +271,7 @@ const VIEWS = {
       if (!dryRun && !confirm(t('confirmDream'))) return;
       const res = await busy(() => api('POST', `/api/dream/${enc(npcid)}${dryRun ? '?dry_run=true' : ''}`));
       if (res) {
+        state.quotes = null;
         state.reports.unshift({ at: new Date().toISOString(), dryRun, report: res.report });
         await showTab('dreams');
       }
@@ -295,6 +330,45 @@ const VIEWS = {
     ];
   },
 };
+
+/** Quote records by the turn they keep: turn id → the stored (sensitive-free) text. The
+ * first pages of the `content` collection, loaded once per NPC. */
+const QUOTE_PAGES = 4;
+async function quotes(npcid) {
+  if (state.quotes) return state.quotes;
+  const map = new Map();
+  let offset = 0;
+  for (let page = 0; page < QUOTE_PAGES && offset !== undefined; page++) {
+    const list = await api('GET', `/api/memories/${enc(npcid)}?collection=content&limit=500&offset=${offset}`);
+    for (const q of list.memories) for (const turn of q.source_turns ?? []) map.set(turn, q.summary);
+    offset = list.next_offset;
+  }
+  state.quotes = map;
+  return map;
+}
+
+/** A memory's detail row: its dates, scores and keywords, and the turns it came from with
+ * their quotes. */
+async function toggleDetail(m, row) {
+  if (!row.hidden) {
+    row.hidden = true;
+    return;
+  }
+  const byTurn = await busy(() => quotes(state.npcid));
+  if (!byTurn) return;
+  const field = (label, value) => (value === undefined || value === null || value === '' ? '' : el('div', {}, el('b', {}, `${t(label)}: `), String(value)));
+  const turns = m.source_turns ?? [];
+  row.firstChild.replaceChildren(
+    el('div', { className: 'fields' },
+      field('id', m.id), field('created', m.created_at), field('updated', m.updated_at), field('eventTime', m.event_time),
+      field('confidence', m.confidence), field('importance', m.importance), field('accessCount', m.access_count),
+      field('keywords', (m.keywords ?? []).join(', '))),
+    el('h4', {}, t('sourceTurns')),
+    turns.length === 0 ? el('p', { className: 'hint' }, t('noSources'))
+      : el('ul', { className: 'sources' }, turns.map((turn) => el('li', { 'data-turn': turn },
+        el('code', {}, turn), ' ', byTurn.has(turn) ? el('q', {}, byTurn.get(turn)) : el('span', { className: 'hint' }, t('noQuote'))))));
+  row.hidden = false;
+}
 
 async function patchMemory(m, patch, question) {
   if (!confirm(t(question))) return;
