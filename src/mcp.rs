@@ -12,7 +12,7 @@
 //! `npcid` argument for the admin.
 
 pub use crate::api::Caller;
-use crate::api::{OpKind, Operation, PkgView, RawRequest, RelationshipView, Reply};
+use crate::api::{Forgot, OpKind, Operation, PkgView, RawRequest, RelationshipView, Reply};
 use crate::error::{Error, Result};
 use crate::Hippo;
 use serde::{Deserialize, Serialize};
@@ -176,8 +176,14 @@ impl Hippo {
         let tool =
             find_tool(name).ok_or_else(|| Error::invalid(format!("unknown tool {name:?}")))?;
         if !may_call(caller, &tool) {
+            let needs: Vec<&str> = tool_kind(name)
+                .map_or(&[][..], OpKind::scopes)
+                .iter()
+                .map(|s| s.as_str())
+                .collect();
             return Err(Error::Unauthorized(format!(
-                "this token may not call {name}"
+                "this token may not call {name}: it needs the {} scope",
+                needs.join(" or ")
             )));
         }
         let Value::Object(mut args) = arguments else {
@@ -274,7 +280,12 @@ impl Hippo {
                     (Some(Value::String(id)), None | Some(Value::Bool(false))) => {
                         let mut request = Request::default();
                         request.path.push(("id", id));
-                        run(OpKind::DeleteMemory, request).await?
+                        run(OpKind::DeleteMemory, request).await?;
+                        // Both forms answer how many memories went.
+                        Reply::Forgot(Forgot {
+                            status: "ok".into(),
+                            deleted: 1,
+                        })
                     }
                     (None, Some(Value::Bool(true))) => {
                         // The route's rule: confirm names the NPC.

@@ -60,7 +60,7 @@ test("a pin is stored in D1 and gives a faint memory its place in a small brief"
   assert.ok(brief.tokens <= 50);
 });
 
-test("scoped tokens: read/write tokens are stored with their scopes and are no retrieval tokens", async () => {
+test("scoped tokens: stored with their scopes; memory_retrieval takes retrieval or read, never write alone", async () => {
   const retrieval = await w.json("POST", "/api/npc/b1/tokens", {});
   assert.deepEqual(retrieval.scopes, ["retrieval"]);
   const rw = await w.json("POST", "/api/npc/b1/tokens", { scopes: ["read", "write"] });
@@ -70,9 +70,15 @@ test("scoped tokens: read/write tokens are stored with their scopes and are no r
   assert.notEqual(row.token_hash, rw.token, "stored hashed");
   const ok = await w.retrieval(retrieval.token, { query: "乌龙茶" });
   assert.equal(ok.status, 200);
-  const refused = await w.retrieval(rw.token, { query: "乌龙茶" });
+  // A reader may ask what memory_retrieval answers (the same rule as MCP recall).
+  assert.equal((await w.retrieval(rw.token, { query: "乌龙茶" })).status, 200);
+  const writeOnly = await w.json("POST", "/api/npc/b1/tokens", { scopes: ["write"] });
+  const refused = await w.retrieval(writeOnly.token, { query: "乌龙茶" });
   assert.equal(refused.status, 401);
   assert.equal(refused.body.error.code, "unauthorized");
+  // No token reaches /api, whatever its scopes.
+  const api = await w.call("/api/memories/b1", { headers: { authorization: `Bearer ${rw.token}` } });
+  assert.equal(api.status, 401);
   const bad = await w.admin("POST", "/api/npc/b1/tokens", { scopes: ["admin"] });
   assert.equal(bad.status, 400);
 });

@@ -127,7 +127,7 @@ test("a write token forgets everything only with the NPC's id as confirmation", 
   }
   const unconfirmed = await writer.callTool({ name: "forget", arguments: { all: true, confirm: "yes" } });
   assert.equal(unconfirmed.isError, true);
-  assert.match(unconfirmed.content[0].text, /confirm: "m2"/);
+  assert.match(unconfirmed.content[0].text, /needs confirm=m2/);
   const done = value(await writer.callTool({ name: "forget", arguments: { all: true, confirm: "m2" } }));
   assert.equal(done.deleted, 2);
   const left = await w.json("GET", "/api/memories/m2");
@@ -154,7 +154,7 @@ test("malformed calls get JSON-RPC errors", async () => {
   await assert.rejects(client.callTool({ name: "no_such_tool", arguments: {} }), (err) => err.code === -32602);
   const bad = await client.callTool({ name: "recall", arguments: { npcid: "m1", bogus: 1, query: "x" } });
   assert.equal(bad.isError, true);
-  assert.match(bad.content[0].text, /invalid_request: invalid arguments/);
+  assert.match(bad.content[0].text, /invalid_request: unknown argument "bogus"/);
   await client.close();
 
   const raw = (body, headers = {}) =>
