@@ -58,10 +58,11 @@ async function npcWithTalk(w, npcid) {
   await w.json("POST", `/api/conversation/${npcid}`, SESSION);
 }
 
-/** The parts of an export a dream stage writes, besides the diary. */
+/** The parts of an export a dream stage writes, besides the diary (its dailies, and each
+ * day's searchable record in the memories). */
 function withoutDiary(doc) {
-  const { diary, npc, ...rest } = doc;
-  return { ...rest, watermark: npc.watermark };
+  const { diary, npc, memories, ...rest } = doc;
+  return { ...rest, memories: memories.filter((m) => m.collection !== "diary"), watermark: npc.watermark };
 }
 
 async function dreamRetrySucceeds(w, npcid) {
@@ -121,10 +122,11 @@ test("LLM failing in the extraction only: the diary lands, nothing else, the wat
   }
 });
 
-/** Makes every statement of `op` on `table` fail inside D1, as a failing batch would. */
-async function breakTable(w, table, op) {
+/** Makes every statement of `op` on `table` (the rows matching `when`, an SQL condition)
+ * fail inside D1, as a failing batch would. */
+async function breakTable(w, table, op, when = "1") {
   await w.db
-    .prepare(`CREATE TRIGGER fault_${table} BEFORE ${op} ON ${table} BEGIN SELECT RAISE(ABORT, 'injected fault'); END`)
+    .prepare(`CREATE TRIGGER fault_${table} BEFORE ${op} ON ${table} WHEN ${when} BEGIN SELECT RAISE(ABORT, 'injected fault'); END`)
     .run();
   return () => w.db.prepare(`DROP TRIGGER fault_${table}`).run();
 }
@@ -154,7 +156,8 @@ test("D1 failing in the extraction stage: only the diary lands, report names it,
   try {
     await npcWithTalk(w, "d1-extract");
     const before = await exportOf(w, "d1-extract");
-    const repair = await breakTable(w, "memories", "INSERT");
+    // The diary stage writes each day's record into `memories` too: only the extraction's rows fail.
+    const repair = await breakTable(w, "memories", "INSERT", "NEW.collection <> 'diary'");
     const { report } = await w.json("POST", "/api/dream/d1-extract");
     assert.match(report.error ?? "", /^extraction: .*injected fault/);
     assert.equal(report.extractions, null);

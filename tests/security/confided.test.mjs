@@ -49,7 +49,7 @@ async function assertConfidedStaysConfided(w, token, queries, findable) {
 }
 
 const QUERIES = [...ISSUE_QUERIES, "hunter2xyz", "密码", "银行卡密码是多少", "身份证", "住址", "今天聊了什么", "爬山", "抑郁症"];
-const FINDABLE = [["hiking", "Mount Tai"], ["爬山", "今天我们去爬山了"], ["爬山", "下周还想去爬山"]];
+const FINDABLE = [["hiking", "Mount Tai"], ["爬山", "去爬山了"], ["爬山", "下周还想去爬山"]];
 
 test("a built-in dream: confided secrets never reach memory_retrieval, the rest still does", async () => {
   const w = await startWorker();

@@ -45,9 +45,10 @@ test("huge time counts in query and time_hint answer 200 on every retrieval rout
       assert.ok(Array.isArray(search.memories), `search ${JSON.stringify(body)}`);
     }
   }
-  // A huge count is not a time: the words are searched like any others.
-  const hits = await w.retrieval(token, { query: "hiking 100000000 days ago" });
-  assert.deepEqual(hits.body.memories.map((m) => m.summary), ["The user went hiking on Mount Tai"]);
+  // A huge count is not a time: the words are searched like any others (the search route
+  // shows the whole ranking; memory_retrieval may find the match too weak to read aloud).
+  const hits = await w.json("POST", "/api/memories/crash/search", { query: "hiking 100000000 days ago" });
+  assert.deepEqual(hits.memories.map((m) => m.summary), ["The user went hiking on Mount Tai"]);
 });
 
 test("requests in flight beside hostile ones all succeed", async () => {

@@ -125,6 +125,15 @@ fn appointments_carry_their_time_and_resolve_against_the_turn_day() {
 }
 
 #[test]
+fn a_dated_event_names_its_subject_first() {
+    // Seen failing before: "用户2026-04-09我们去爬山了".
+    let x = run("今天我们去爬山了，特别开心！");
+    memory(&x, "用户和同伴2026-04-09去爬山了");
+    let x = run("今天我去游泳了");
+    memory(&x, "用户2026-04-09去游泳了");
+}
+
+#[test]
 fn repeats_across_turns_merge() {
     let x = extract(
         &[

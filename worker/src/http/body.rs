@@ -40,7 +40,7 @@ pub async fn read_limited(req: &mut Request, limit: usize) -> Result<Vec<u8>, Ht
             .ok_or_else(|| HttpError::bad_request("the request body could not be read"))?;
         let len = usize::try_from(chunk.length()).unwrap_or(usize::MAX);
         if len > limit.saturating_sub(body.len()) {
-            // Dropping `chunks` cancels the rest of the body.
+            drain(&mut chunks, body.len().saturating_add(len)).await;
             return Err(HttpError::too_large(limit));
         }
         let start = body.len();
@@ -50,6 +50,25 @@ pub async fn read_limited(req: &mut Request, limit: usize) -> Result<Vec<u8>, Ht
         }
     }
     Ok(body)
+}
+
+/// How far past its limit a refused body is still read (and dropped, never copied into wasm
+/// memory) before the answer: a client that sent a little too much gets its 413, where
+/// answering with bytes unread lets the runtime reset the connection instead.
+const DRAIN_LIMIT: usize = 1024 * 1024;
+
+/// Reads and drops the rest of a refused body up to [`DRAIN_LIMIT`] bytes in all; past that,
+/// dropping the stream cancels the rest (an endless body is not read to its end).
+async fn drain(chunks: &mut wasm_streams::readable::IntoStream<'static>, mut read: usize) {
+    while read <= DRAIN_LIMIT {
+        let Some(Ok(chunk)) = chunks.next().await else {
+            return;
+        };
+        let len = chunk
+            .dyn_into::<js_sys::Uint8Array>()
+            .map_or(0, |c| usize::try_from(c.length()).unwrap_or(usize::MAX));
+        read = read.saturating_add(len.max(1));
+    }
 }
 
 /// The query string as (name, value) pairs.

@@ -179,7 +179,7 @@ pub(super) fn appointment(s: &str, sink: &mut Sink) -> bool {
         return false;
     }
     let summary = if restated.starts_with(|c: char| c.is_ascii_digit()) {
-        format!("用户{}", text::third_person(&restated, Lang::Zh))
+        dated_subject(&restated)
     } else {
         text::third_person(&restated, Lang::Zh)
     };
@@ -249,5 +249,23 @@ pub(super) fn decision(s: &str, sink: &mut Sink) {
             }
             return;
         }
+    }
+}
+
+/// A clause whose date word became its date ("今天我们去爬山了" → "2026-04-09我们去爬山了"),
+/// with its subject put first: "用户2026-04-09去爬山了"; "我们" (the user and others) becomes
+/// "用户和同伴", never "用户2026-04-09我们…".
+fn dated_subject(restated: &str) -> String {
+    let split = restated
+        .find(|c: char| !(c.is_ascii_digit() || matches!(c, '-' | '~' | ':' | ' ')))
+        .unwrap_or(restated.len());
+    let (date, rest) = restated.split_at(split);
+    let rest = text::third_person(rest, Lang::Zh);
+    if let Some(after) = rest.strip_prefix("我们") {
+        format!("用户和同伴{date}{after}")
+    } else if let Some(after) = rest.strip_prefix("用户") {
+        format!("用户{date}{after}")
+    } else {
+        format!("用户{date}{rest}")
     }
 }
