@@ -79,7 +79,8 @@ test-worker: worker worker-test
 # The npm package (pkg/): `make pkg` builds pkg/dist (nodejs and web glue, one .wasm);
 # `make test-npm` runs the node --test suites, the TypeScript consumer checks and the store
 # suite on the persisted wasm store; `make test-browser` drives Debian chromium over the
-# playground and over a page built from the packed tarball by webpack, Vite and esbuild.
+# playground, the Worker's dashboard, and a page built from the packed tarball by webpack,
+# Vite and esbuild.
 .PHONY: pkg test-npm test-browser bench-npm bench-npm-persistence
 pkg: setup
 	bash scripts/build-pkg.sh
@@ -89,7 +90,7 @@ test-npm: pkg
 	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
 	  cargo test -p hippo-wasm --target wasm32-unknown-unknown --test store_suite
 
-test-browser: pkg
+test-browser: pkg worker
 	bash scripts/setup-browser.sh
 	node --test tests/browser/ tests/bundlers/
 

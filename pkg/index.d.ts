@@ -282,6 +282,8 @@ export interface DreamReport {
       action: 'inserted' | 'reinforced' | 'superseded' | string;
       sensitive?: true;
       sensitive_category?: SensitiveCategory;
+      /** Stored pinned: the user asked in that turn to remember it ("记住这件事"). */
+      pinned?: true;
     }[];
     memories_written: boolean;
     dry_run?: true;
@@ -292,6 +294,47 @@ export interface DreamReport {
     dry_run?: true;
   } | null;
   error: string | null;
+}
+
+// ---- Session brief and MCP (issue 16) ----
+
+export interface BriefRequest {
+  /** Token budget, 1..32768 (default 500): 1 per CJK character, 1 per 4 Latin letters or
+   * digits of a word, 1 per other visible character or line break. */
+  max_tokens?: number;
+  /** What the session is about: adds what is relevant to it. */
+  query?: string;
+  lang?: 'zh' | 'en';
+}
+
+export interface BriefResponse {
+  npcid: string;
+  lang: 'zh' | 'en';
+  text: string;
+  /** At most `max_tokens`. */
+  tokens: number;
+  max_tokens: number;
+  items: {
+    /** A memory id, `pkg:{field}`, `rel:{entity id}` or `diary:{date}`. */
+    id: string;
+    kind: 'memory' | 'pkg' | 'relationship' | 'diary' | 'conversation';
+    section: 'user' | 'constraints' | 'people' | 'pinned' | 'relevant' | 'recent' | 'diary';
+  }[];
+}
+
+/** Who calls an MCP tool: bound to one NPC with scopes (default read and write), or, without
+ * `npcid`, the store's owner (every NPC; each call names its `npcid`). */
+export interface McpCaller {
+  npcid?: string;
+  scopes?: ('retrieval' | 'read' | 'write')[];
+}
+
+export interface McpTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  annotations: Record<string, boolean>;
 }
 
 // ---- Memories ----
@@ -320,6 +363,8 @@ export interface MemoryInput {
   sensitive?: boolean;
   /** Implies `sensitive`. */
   sensitive_category?: SensitiveCategory;
+  /** Store it pinned (never decays out of retrieval, always in the brief). */
+  pinned?: boolean;
 }
 
 export interface AddMemoriesResponse {
@@ -354,6 +399,8 @@ export interface Memory {
   sensitive: boolean;
   sensitive_category?: SensitiveCategory;
   superseded_by?: string;
+  /** Pinned: never decays below the active tier; always has a place in the brief. */
+  pinned: boolean;
   collection: 'memory' | 'content' | 'emotion' | 'diary';
   emotion?: { label: string; intensity: number };
   /** Text around a record (e.g. a chunk's neighbouring turns): searched, never retrieved. */
@@ -379,6 +426,8 @@ export interface MemoryPatch {
   sensitive?: boolean;
   /** Implies `sensitive: true`. */
   sensitive_category?: SensitiveCategory;
+  /** Pin (`true`) or unpin (`false`). */
+  pinned?: boolean;
 }
 
 export interface UpdateMemoryResponse {
@@ -509,6 +558,13 @@ export declare class Hippo {
   search(npcid: string, request: SearchRequest): Promise<SearchResponse>;
   /** memory_retrieval semantics: what a live character may say (no sensitive memories). */
   retrieve(npcid: string, request: RetrievalRequest): Promise<RetrievalResponse>;
+  /** POST /api/npc/{npcid}/brief: a session brief within a token budget, never sensitive. */
+  brief(npcid: string, request: BriefRequest): Promise<BriefResponse>;
+
+  /** The MCP tools `caller` may call (no `npcid`: every NPC, every tool). */
+  mcpTools(caller?: McpCaller): McpTool[];
+  /** Runs an MCP tool; rejects with the API's error codes. */
+  callTool(caller: McpCaller, name: string, args: Record<string, unknown>): Promise<unknown>;
 
   exportNpc(npcid: string): Promise<NpcExport>;
   importNpc(npcid: string, document: NpcExport): Promise<NpcView>;

@@ -18,7 +18,9 @@ use crate::time::Timestamp;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
+mod access;
 mod operation;
+pub use access::{visible_to_tokens, Caller};
 pub use operation::{param, parse_body, OpKind, Operation, RawRequest, Reply};
 
 /// `{"status": "ok"}` plus nothing else.
@@ -200,6 +202,9 @@ pub struct ExtractedMemoryReport {
     pub sensitive: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sensitive_category: Option<Category>,
+    /// Stored pinned: the user asked in that turn to remember it ("记住这件事").
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pinned: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -413,6 +418,44 @@ pub struct RebuildResponse {
     pub vectors: usize,
 }
 
+// ---- Session brief (issue 16) ----
+
+/// `POST /api/npc/{npcid}/brief`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BriefRequest {
+    /// The token budget (see `brief::count_tokens`); default 500, 1..=32768.
+    #[serde(default)]
+    pub max_tokens: Option<u64>,
+    /// What the session is about: adds the memories relevant to it.
+    #[serde(default)]
+    pub query: Option<String>,
+    /// `zh` or `en` for the headings; default: the language most of the material is in.
+    #[serde(default)]
+    pub lang: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BriefResponse {
+    pub npcid: String,
+    pub lang: crate::brief::Lang,
+    /// The brief, for a system prompt; never holds anything sensitive.
+    pub text: String,
+    /// Its approximate token count, at most `max_tokens`.
+    pub tokens: usize,
+    pub max_tokens: usize,
+    /// What each line was drawn from, in the order of the text.
+    pub items: Vec<crate::brief::BriefItem>,
+}
+
+/// `DELETE /api/memories/{npcid}?confirm={npcid}` (MCP `forget` with `all`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Forgot {
+    pub status: String,
+    /// How many memories were deleted.
+    pub deleted: usize,
+}
+
 // ---- Tokens (SPEC §3.3) ----
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -420,6 +463,9 @@ pub struct RebuildResponse {
 pub struct TokenRequest {
     #[serde(default)]
     pub ttl_seconds: Option<u64>,
+    /// `retrieval` (memory_retrieval; the default), `read` and `write` (the MCP tools).
+    #[serde(default)]
+    pub scopes: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -428,6 +474,7 @@ pub struct TokenIssued {
     /// The secret. Shown once; only its hash is stored.
     pub token: String,
     pub expires_at: Option<Timestamp>,
+    pub scopes: Vec<crate::ports::Scope>,
 }
 
 // ---- Export / import (SPEC §3.3) ----

@@ -15,6 +15,7 @@
 )]
 
 pub mod api;
+pub mod brief;
 pub mod conversation;
 pub mod diary;
 pub mod dream;
@@ -22,6 +23,7 @@ pub mod engine;
 pub mod error;
 pub mod ids;
 pub mod json;
+pub mod mcp;
 pub mod memory;
 pub mod nfkc;
 pub mod npc;

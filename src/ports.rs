@@ -142,7 +142,39 @@ impl WriteBatch {
     }
 }
 
-/// A memory_retrieval token as stored: only the SHA-256 of the secret.
+/// What a token bound to one NPC may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// `POST /memory_retrieval`, and the MCP `recall` tool: ranked memories, never sensitive.
+    Retrieval,
+    /// The MCP tools that read (recall, get_profile, brief, list_memories).
+    Read,
+    /// The MCP tools that write (remember, update_memory, forget, dream).
+    Write,
+}
+
+impl Scope {
+    pub const ALL: [Scope; 3] = [Scope::Retrieval, Scope::Read, Scope::Write];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Retrieval => "retrieval",
+            Scope::Read => "read",
+            Scope::Write => "write",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Scope> {
+        Self::ALL.into_iter().find(|s| s.as_str() == name.trim())
+    }
+}
+
+fn retrieval_only() -> Vec<Scope> {
+    vec![Scope::Retrieval]
+}
+
+/// A token bound to one NPC, as stored: only the SHA-256 of the secret.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TokenRecord {
     pub token_id: String,
@@ -150,6 +182,9 @@ pub struct TokenRecord {
     pub token_hash: String,
     pub created_at: Timestamp,
     pub expires_at: Option<Timestamp>,
+    /// Tokens issued before scopes existed are memory_retrieval tokens.
+    #[serde(default = "retrieval_only")]
+    pub scopes: Vec<Scope>,
 }
 
 /// Which memories to list.

@@ -10,20 +10,6 @@ use hippo::Error;
 use serde_json::json;
 use std::rc::Rc;
 
-fn npc(w: &World, npcid: &str, pkg: serde_json::Value) {
-    run(w
-        .hippo
-        .upsert_npc(npcid, json(json!({"display_name": "灵绯", "pkg": pkg}))))
-    .unwrap();
-}
-
-fn add(w: &World, npcid: &str, memories: serde_json::Value) -> AddMemoriesResponse {
-    run(w
-        .hippo
-        .add_memories(npcid, json(json!({ "memories": memories }))))
-    .unwrap()
-}
-
 fn retrieve(w: &World, npcid: &str, body: serde_json::Value) -> Vec<RetrievedMemory> {
     run(w.hippo.retrieve(npcid, json(body))).unwrap().memories
 }
@@ -1224,8 +1210,8 @@ fn patch_changes_a_memory_with_the_add_validation() {
             "{body}: {got:?}"
         );
     }
-    // Unknown fields (`pinned` does not exist yet) are refused when the body is read.
-    assert!(serde_json::from_value::<MemoryPatch>(json!({"pinned": true})).is_err());
+    // Unknown fields are refused when the body is read.
+    assert!(serde_json::from_value::<MemoryPatch>(json!({"pin": true})).is_err());
 
     // Another NPC's memory, and an unknown id, are not found; neither is changed.
     assert!(matches!(

@@ -63,6 +63,36 @@ struct Reembedded {
     vectors: usize,
 }
 
+/// `{npcid?, scopes?}` → the MCP caller: a token-like caller bound to `npcid` with `scopes`
+/// (default read and write), or with no `npcid` the owner of the store (every NPC).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct McpCallerOptions {
+    #[serde(default)]
+    npcid: Option<String>,
+    #[serde(default)]
+    scopes: Option<Vec<String>>,
+}
+
+fn mcp_caller(value: JsValue) -> hippo::Result<hippo::mcp::Caller> {
+    use hippo::ports::Scope;
+    let options: McpCallerOptions = from_js(value)?;
+    let Some(npcid) = options.npcid else {
+        return Ok(hippo::mcp::Caller::Admin);
+    };
+    hippo::ids::validate_npcid(&npcid)?;
+    let scopes = match options.scopes {
+        None => vec![Scope::Read, Scope::Write],
+        Some(names) => names
+            .iter()
+            .map(|n| {
+                Scope::parse(n).ok_or_else(|| hippo::Error::invalid(format!("unknown scope {n:?}")))
+            })
+            .collect::<hippo::Result<_>>()?,
+    };
+    Ok(hippo::mcp::Caller::Token { npcid, scopes })
+}
+
 /// Runs one call of the API: a rejected promise for a closed instance, a bad request, a core
 /// error or a failed save; otherwise, once its changes are saved, the response as a plain
 /// object.
@@ -242,7 +272,7 @@ impl JsHippo {
     }
 
     /// `PATCH /api/memories/{npcid}/{id}` with `{summary?, type?, keywords?, importance?,
-    /// sensitive?, sensitive_category?}`.
+    /// sensitive?, sensitive_category?, pinned?}`.
     #[wasm_bindgen(js_name = updateMemory)]
     pub fn update_memory(&self, npcid: String, id: String, patch: JsValue) -> Promise {
         call(&self.inner, |i| async move {
@@ -283,6 +313,34 @@ impl JsHippo {
         call(&self.inner, |i| async move {
             let request: RetrievalRequest = from_js(request, Some("RetrievalRequest"))?;
             i.hippo.retrieve(&npcid, request).await
+        })
+    }
+
+    /// `POST /api/npc/{npcid}/brief` with `{max_tokens?, query?, lang?}`: a session brief
+    /// within the token budget.
+    pub fn brief(&self, npcid: String, request: JsValue) -> Promise {
+        call(&self.inner, |i| async move {
+            let request: BriefRequest = from_js(request)?;
+            i.hippo.brief(&npcid, request).await
+        })
+    }
+
+    /// The MCP tools `caller` may call (`{npcid?, scopes?}`: without `npcid`, every NPC and
+    /// every tool), as `tools/list` entries: what the stdio MCP server lists.
+    #[wasm_bindgen(js_name = mcpTools)]
+    pub fn mcp_tools(&self, caller: JsValue) -> Result<JsValue, JsValue> {
+        let caller = mcp_caller(caller).map_err(to_js_error)?;
+        to_js(&hippo::mcp::tools(&caller)).map_err(to_js_error)
+    }
+
+    /// Runs MCP tool `name` with `args` for `caller` (see `mcpTools`); rejects with the
+    /// core's error codes, which the stdio server reports as tool errors.
+    #[wasm_bindgen(js_name = callTool)]
+    pub fn call_tool(&self, caller: JsValue, name: String, args: JsValue) -> Promise {
+        let caller = mcp_caller(caller);
+        call(&self.inner, |i| async move {
+            let args: serde_json::Value = from_js(args)?;
+            i.hippo.call_tool(&caller?, &name, args).await
         })
     }
 

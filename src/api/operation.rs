@@ -34,7 +34,10 @@ pub enum OpKind {
     ListMemories,
     UpdateMemory,
     DeleteMemory,
+    /// Every memory of the NPC (MCP `forget` with `all`); needs `confirm=<npcid>`.
+    ForgetMemories,
     SearchMemories,
+    Brief,
     IssueToken,
     RevokeToken,
     ExportNpc,
@@ -46,7 +49,7 @@ pub enum OpKind {
 }
 
 impl OpKind {
-    pub const ALL: [OpKind; 23] = [
+    pub const ALL: [OpKind; 25] = [
         OpKind::ListNpcs,
         OpKind::GetNpc,
         OpKind::PutNpc,
@@ -63,7 +66,9 @@ impl OpKind {
         OpKind::ListMemories,
         OpKind::UpdateMemory,
         OpKind::DeleteMemory,
+        OpKind::ForgetMemories,
         OpKind::SearchMemories,
+        OpKind::Brief,
         OpKind::IssueToken,
         OpKind::RevokeToken,
         OpKind::ExportNpc,
@@ -148,9 +153,16 @@ pub enum Operation {
         npcid: String,
         id: String,
     },
+    ForgetMemories {
+        npcid: String,
+    },
     SearchMemories {
         npcid: String,
         request: SearchRequest,
+    },
+    Brief {
+        npcid: String,
+        request: BriefRequest,
     },
     IssueToken {
         npcid: String,
@@ -195,6 +207,8 @@ pub enum Reply {
     Memories(MemoryList),
     MemoryUpdated(UpdateMemoryResponse),
     Search(SearchResponse),
+    Brief(BriefResponse),
+    Forgot(Forgot),
     Token(TokenIssued),
     Export(Box<NpcExport>),
     Rebuilt(RebuildResponse),
@@ -259,7 +273,21 @@ impl Operation {
                 npcid: npcid()?,
                 id: path_param(raw, "id")?,
             },
+            OpKind::ForgetMemories => {
+                let npcid = npcid()?;
+                // Deleting everything must be meant: the caller names the NPC twice.
+                if param(q, "confirm") != Some(npcid.as_str()) {
+                    return Err(Error::invalid(format!(
+                        "deleting every memory of {npcid} needs confirm={npcid}"
+                    )));
+                }
+                Operation::ForgetMemories { npcid }
+            }
             OpKind::SearchMemories => Operation::SearchMemories {
+                npcid: npcid()?,
+                request: parse_body(raw.body)?,
+            },
+            OpKind::Brief => Operation::Brief {
                 npcid: npcid()?,
                 request: parse_body(raw.body)?,
             },
@@ -282,6 +310,70 @@ impl Operation {
                 request: parse_retrieval_request(raw.body)?,
             },
         })
+    }
+}
+
+impl Operation {
+    /// The route kind this operation was parsed for.
+    pub fn kind(&self) -> OpKind {
+        match self {
+            Operation::ListNpcs { .. } => OpKind::ListNpcs,
+            Operation::GetNpc { .. } => OpKind::GetNpc,
+            Operation::PutNpc { .. } => OpKind::PutNpc,
+            Operation::DeleteNpc { .. } => OpKind::DeleteNpc,
+            Operation::GetPkg { .. } => OpKind::GetPkg,
+            Operation::PutPkg { .. } => OpKind::PutPkg,
+            Operation::GetRelationship { .. } => OpKind::GetRelationship,
+            Operation::PostRelationship { .. } => OpKind::PostRelationship,
+            Operation::GetDiary { .. } => OpKind::GetDiary,
+            Operation::Dream { .. } => OpKind::Dream,
+            Operation::AppendConversation { .. } => OpKind::AppendConversation,
+            Operation::GetConversation { .. } => OpKind::GetConversation,
+            Operation::AddMemories { .. } => OpKind::AddMemories,
+            Operation::ListMemories { .. } => OpKind::ListMemories,
+            Operation::UpdateMemory { .. } => OpKind::UpdateMemory,
+            Operation::DeleteMemory { .. } => OpKind::DeleteMemory,
+            Operation::ForgetMemories { .. } => OpKind::ForgetMemories,
+            Operation::SearchMemories { .. } => OpKind::SearchMemories,
+            Operation::Brief { .. } => OpKind::Brief,
+            Operation::IssueToken { .. } => OpKind::IssueToken,
+            Operation::RevokeToken { .. } => OpKind::RevokeToken,
+            Operation::ExportNpc { .. } => OpKind::ExportNpc,
+            Operation::ImportNpc { .. } => OpKind::ImportNpc,
+            Operation::RebuildVectors { .. } => OpKind::RebuildVectors,
+            Operation::Retrieve { .. } => OpKind::Retrieve,
+        }
+    }
+
+    /// The NPC the operation is about (`None` only for the NPC list).
+    pub fn npcid(&self) -> Option<&str> {
+        match self {
+            Operation::ListNpcs { .. } => None,
+            Operation::GetNpc { npcid }
+            | Operation::PutNpc { npcid, .. }
+            | Operation::DeleteNpc { npcid }
+            | Operation::GetPkg { npcid }
+            | Operation::PutPkg { npcid, .. }
+            | Operation::GetRelationship { npcid }
+            | Operation::PostRelationship { npcid, .. }
+            | Operation::GetDiary { npcid }
+            | Operation::Dream { npcid, .. }
+            | Operation::AppendConversation { npcid, .. }
+            | Operation::GetConversation { npcid, .. }
+            | Operation::AddMemories { npcid, .. }
+            | Operation::ListMemories { npcid, .. }
+            | Operation::UpdateMemory { npcid, .. }
+            | Operation::DeleteMemory { npcid, .. }
+            | Operation::ForgetMemories { npcid }
+            | Operation::SearchMemories { npcid, .. }
+            | Operation::Brief { npcid, .. }
+            | Operation::IssueToken { npcid, .. }
+            | Operation::RevokeToken { npcid, .. }
+            | Operation::ExportNpc { npcid }
+            | Operation::ImportNpc { npcid, .. }
+            | Operation::RebuildVectors { npcid }
+            | Operation::Retrieve { npcid, .. } => Some(npcid),
+        }
     }
 }
 
@@ -337,9 +429,14 @@ impl Hippo {
                 self.delete_memory(&npcid, &id).await?;
                 Reply::Ok(Ok::new())
             }
+            Operation::ForgetMemories { npcid } => Reply::Forgot(Forgot {
+                status: "ok".into(),
+                deleted: self.forget_all_memories(&npcid).await?,
+            }),
             Operation::SearchMemories { npcid, request } => {
                 Reply::Search(self.search(&npcid, request).await?)
             }
+            Operation::Brief { npcid, request } => Reply::Brief(self.brief(&npcid, request).await?),
             Operation::IssueToken { npcid, request } => {
                 Reply::Token(self.issue_token(&npcid, request).await?)
             }

@@ -138,6 +138,7 @@ impl Hippo {
                         &mut existing.source_turns,
                         &item.source_turns,
                     );
+                    existing.pinned |= item.pinned;
                     if item.sensitive {
                         existing.sensitive = true;
                         existing.sensitive_category =
@@ -309,6 +310,8 @@ fn plan_supersede(
     // The plan's own version of the old memory if it already touched it.
     let mut old = touched.get(&old.id).cloned().unwrap_or_else(|| old.clone());
     old.superseded_by = Some(memory.id.clone());
+    // A new value of a pinned fact stays pinned: the user pinned the subject.
+    memory.pinned |= old.pinned;
     // A new value of a sensitive fact is sensitive too: the subject was judged so.
     if old.sensitive && !memory.sensitive {
         memory.sensitive = true;

@@ -46,6 +46,9 @@ pub struct NewMemory {
     pub expires_at: Option<Timestamp>,
     pub sensitive: bool,
     pub sensitive_category: Option<Category>,
+    /// See [`Memory::pinned`]; sticky like sensitivity (a pinned duplicate or old value
+    /// keeps the kept memory pinned).
+    pub pinned: bool,
     pub collection: Collection,
     pub emotion: Option<EmotionTag>,
     /// See [`Memory::context`].
@@ -68,6 +71,7 @@ impl NewMemory {
             expires_at: None,
             sensitive: false,
             sensitive_category: None,
+            pinned: false,
             collection: Collection::Memory,
             emotion: None,
             context: String::new(),
@@ -101,6 +105,7 @@ impl NewMemory {
             expires_at: input.expires_at,
             sensitive: input.sensitive || sensitive_category.is_some(),
             sensitive_category,
+            pinned: input.pinned,
             collection: Collection::Memory,
             emotion: None,
             context: String::new(),
@@ -139,6 +144,7 @@ impl NewMemory {
             expires_at: self.expires_at,
             sensitive: self.sensitive,
             sensitive_category: self.sensitive_category,
+            pinned: self.pinned,
             collection: self.collection,
             emotion: self.emotion,
             context: self.context,
@@ -185,6 +191,7 @@ struct MemoryChange {
     /// one was given).
     sensitive: Option<bool>,
     sensitive_category: Option<Category>,
+    pinned: Option<bool>,
 }
 
 impl MemoryChange {
@@ -214,6 +221,7 @@ impl MemoryChange {
                 .as_deref()
                 .map(|c| check_category(c, "sensitive_category"))
                 .transpose()?,
+            pinned: patch.pinned,
         };
         if patch.sensitive == Some(false) && change.sensitive_category.is_some() {
             return Err(Error::invalid(
@@ -225,11 +233,12 @@ impl MemoryChange {
             && change.memory_type.is_none()
             && change.keywords.is_none()
             && change.importance.is_none()
-            && change.sensitive.is_none();
+            && change.sensitive.is_none()
+            && change.pinned.is_none();
         if nothing {
             return Err(Error::invalid(
-                "nothing to change: give summary, type, keywords, importance, sensitive or \
-                 sensitive_category",
+                "nothing to change: give summary, type, keywords, importance, sensitive, \
+                 sensitive_category or pinned",
             ));
         }
         Ok(change)
@@ -252,6 +261,9 @@ impl MemoryChange {
         }
         if let Some(importance) = self.importance {
             m.importance = importance;
+        }
+        if let Some(pinned) = self.pinned {
+            m.pinned = pinned;
         }
         let detected = sensitive::category_of(&m.summary);
         match (self.sensitive, detected) {
@@ -540,6 +552,37 @@ impl Hippo {
                 // Best effort: a stale vector of a deleted memory is dropped at load time.
                 let _ = self.ports.vectors.delete(npcid, &[id.to_string()]).await;
                 return Ok(());
+            }
+        }
+        Err(Self::too_contended(npcid))
+    }
+
+    /// Deletes every memory of the NPC (every collection, superseded ones too), from the
+    /// store and the vector index: MCP `forget` with `all`. The profile, relationships, diary
+    /// and conversation log stay. Returns how many were deleted.
+    pub async fn forget_all_memories(&self, npcid: &str) -> Result<usize> {
+        for _ in 0..MAX_ATTEMPTS {
+            let npc = self.require_npc(npcid).await?;
+            let every = MemoryFilter {
+                include_superseded: true,
+                ..Default::default()
+            };
+            let ids: Vec<String> = self
+                .ports
+                .store
+                .memories(npcid, &every)
+                .await?
+                .into_iter()
+                .map(|m| m.id)
+                .collect();
+            let mut batch = WriteBatch::expecting(npc.version);
+            for id in &ids {
+                batch.push(Write::DeleteMemory { id: id.clone() });
+            }
+            if self.try_commit(npcid, batch).await? {
+                // Best effort, as for one memory: stale vectors are dropped at load time.
+                let _ = self.ports.vectors.delete(npcid, &ids).await;
+                return Ok(ids.len());
             }
         }
         Err(Self::too_contended(npcid))

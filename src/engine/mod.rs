@@ -5,6 +5,7 @@
 //! `dream`); the engine reads what a rule needs, applies it, and commits the resulting
 //! writes as one atomic [`WriteBatch`], retrying when another writer got there first.
 
+mod brief;
 mod conversation;
 mod ingest;
 mod memories;
@@ -13,6 +14,7 @@ mod search;
 mod tokens;
 mod transfer;
 
+pub use brief::{BRIEF_DEFAULT_TOKENS, BRIEF_MAX_TOKENS};
 pub use conversation::{LOG_PAGE_DEFAULT, LOG_PAGE_MAX, MAX_TURN_CHARS};
 pub use ingest::{embedding_text, MemoryPlan};
 pub use memories::{

@@ -81,7 +81,7 @@ fn check_query(query: &str) -> Result<String> {
 }
 
 /// The retrieval type of a PKG field when rendered as a memory (SPEC §2.4).
-fn pkg_field_type(key: &str) -> MemoryType {
+pub(super) fn pkg_field_type(key: &str) -> MemoryType {
     match key {
         "Name" | "Nickname" => MemoryType::Profile,
         "Hobbies" | "Entertainment and Leisure" => MemoryType::Preference,
@@ -92,7 +92,7 @@ fn pkg_field_type(key: &str) -> MemoryType {
     }
 }
 
-fn pkg_text(key: &str, value: &PkgValue) -> Option<String> {
+pub(super) fn pkg_text(key: &str, value: &PkgValue) -> Option<String> {
     let value = match value {
         PkgValue::Text(t) if !t.trim().is_empty() => t.clone(),
         PkgValue::List(items) if !items.is_empty() => items.join(", "),
@@ -168,6 +168,38 @@ impl Hippo {
         let (ranked, npc) = self.ranked(npcid, &retrieval).await?;
         let voice = protocol::Voice::new(&retrieval.query, &npc.display_name, self.now());
         Ok(protocol::render_retrieval(&ranked, &voice))
+    }
+
+    /// What memory_retrieval would answer for `query` (its ranking, selection and voice;
+    /// never sensitive or archived), as (id, kind, the text the character would read),
+    /// without reinforcing anything: the brief's "relevant" part.
+    pub(super) async fn relevant(
+        &self,
+        npcid: &str,
+        query: &str,
+        max_results: usize,
+    ) -> Result<Vec<(String, CandidateKind, String)>> {
+        let retrieval = Retrieval {
+            query: check_query(query)?,
+            types: Vec::new(),
+            time_hint: None,
+            max_results,
+            include_sensitive: false,
+            include_archived: false,
+            floor: true,
+            debug: false,
+            reinforce: false,
+        };
+        let (ranked, npc) = self.ranked(npcid, &retrieval).await?;
+        let voice = protocol::Voice::new(&retrieval.query, &npc.display_name, self.now());
+        Ok(ranked
+            .into_iter()
+            .map(|x| {
+                let c = x.candidate;
+                let text = voice.render(&c).unwrap_or_else(|| c.summary.clone());
+                (c.id, c.kind, text)
+            })
+            .collect())
     }
 
     /// The selected answer, and the NPC it is about.
@@ -393,16 +425,7 @@ impl Hippo {
             }
         }
         for (id, e) in store.entities(npcid).await? {
-            let mut text = e.name.clone();
-            if !e.title.is_empty() {
-                text.push_str(&format!(" ({})", e.title.join(", ")));
-            }
-            if !e.alias.is_empty() {
-                text.push_str(&format!(", also called {}", e.alias.join(", ")));
-            }
-            if !e.remark.is_empty() {
-                text.push_str(&format!(": {}", e.remark));
-            }
+            let text = entity_text(&e);
             let mut keywords = e.alias.clone();
             keywords.extend(e.title.iter().cloned());
             out.push(structured(
@@ -432,6 +455,21 @@ impl Hippo {
         }
         Ok(out)
     }
+}
+
+/// An entity as one line: `name (titles), also called aliases: remark`.
+pub(super) fn entity_text(e: &crate::relationship::Entity) -> String {
+    let mut text = e.name.clone();
+    if !e.title.is_empty() {
+        text.push_str(&format!(" ({})", e.title.join(", ")));
+    }
+    if !e.alias.is_empty() {
+        text.push_str(&format!(", also called {}", e.alias.join(", ")));
+    }
+    if !e.remark.is_empty() {
+        text.push_str(&format!(": {}", e.remark));
+    }
+    text
 }
 
 fn memory_candidate(m: Memory, sim: Option<f32>, now: Timestamp, hippo: &Hippo) -> Candidate {

@@ -1,10 +1,10 @@
 //! memory_retrieval tokens: issued per NPC, shown once, stored only as a SHA-256 hash.
 
 use super::Hippo;
-use crate::api::{TokenIssued, TokenRequest};
+use crate::api::{Caller, OpKind, TokenIssued, TokenRequest};
 use crate::error::{Error, Result};
 use crate::ids::{new_id, new_token, sha256_hex};
-use crate::ports::{TokenRecord, Write, WriteBatch};
+use crate::ports::{Scope, TokenRecord, Write, WriteBatch};
 
 /// The longest TTL a token may be given (10 years).
 pub const MAX_TOKEN_TTL_SECONDS: u64 = 10 * 365 * 24 * 3600;
@@ -23,6 +23,26 @@ impl Hippo {
             }
             Some(s) => Some(now.plus_ms(i64::try_from(s.saturating_mul(1000)).unwrap_or(i64::MAX))),
         };
+        let scopes = match &req.scopes {
+            None => vec![Scope::Retrieval],
+            Some(names) => {
+                let mut scopes = Vec::new();
+                for name in names {
+                    let scope = Scope::parse(name).ok_or_else(|| {
+                        Error::invalid(format!(
+                            "unknown scope {name:?}: use retrieval, read or write"
+                        ))
+                    })?;
+                    if !scopes.contains(&scope) {
+                        scopes.push(scope);
+                    }
+                }
+                if scopes.is_empty() {
+                    return Err(Error::invalid("scopes cannot be empty"));
+                }
+                scopes
+            }
+        };
         let token = new_token();
         let record = TokenRecord {
             token_id: new_id("tok"),
@@ -30,6 +50,7 @@ impl Hippo {
             token_hash: sha256_hex(&token),
             created_at: now,
             expires_at,
+            scopes: scopes.clone(),
         };
         let mut batch = WriteBatch::new();
         batch.push(Write::PutToken {
@@ -40,6 +61,7 @@ impl Hippo {
             token_id: record.token_id,
             token,
             expires_at,
+            scopes,
         })
     }
 
@@ -63,9 +85,23 @@ impl Hippo {
         Ok(())
     }
 
-    /// The NPC an `Authorization` value (`<token>` or `Bearer <token>`) is bound to.
-    /// Unknown, revoked and expired tokens, and tokens of deleted NPCs, are all 401.
+    /// The NPC a memory_retrieval token (`<token>` or `Bearer <token>`) is bound to: a token
+    /// that may run [`OpKind::Retrieve`] (the `retrieval` or `read` scope). Unknown, revoked
+    /// and expired tokens, tokens of deleted NPCs and tokens without such a scope are all 401.
     pub async fn resolve_token(&self, authorization: &str) -> Result<String> {
+        let caller = self.resolve_caller(authorization).await?;
+        match caller {
+            Caller::Token { npcid, .. } if caller.may(OpKind::Retrieve) => Ok(npcid),
+            _ => Err(Error::Unauthorized(
+                "this token may not run memory_retrieval".into(),
+            )),
+        }
+    }
+
+    /// The caller a token (`<token>` or `Bearer <token>`) makes: its NPC and scopes, on the
+    /// rules of [`Self::resolve_token`] whatever its scopes. What it may run is
+    /// [`Caller::authorize`]'s to say.
+    pub async fn resolve_caller(&self, authorization: &str) -> Result<Caller> {
         let unauthorized = || Error::Unauthorized("missing or invalid token".into());
         let value = authorization.trim();
         let token = match value.split_once(' ') {
@@ -88,6 +124,9 @@ impl Hippo {
         if self.ports.store.npc(&record.npcid).await?.is_none() {
             return Err(unauthorized());
         }
-        Ok(record.npcid)
+        Ok(Caller::Token {
+            npcid: record.npcid,
+            scopes: record.scopes,
+        })
     }
 }

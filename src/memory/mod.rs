@@ -130,6 +130,10 @@ pub struct Memory {
     pub sensitive_category: Option<Category>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub superseded_by: Option<String>,
+    /// Pinned by the user: never decays (see [`strength::strength`]) and always has a place
+    /// in the session brief.
+    #[serde(default)]
+    pub pinned: bool,
     #[serde(default)]
     pub collection: Collection,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -188,6 +192,9 @@ pub struct MemoryInput {
     /// One of the sensitivity categories; implies `sensitive`.
     #[serde(default)]
     pub sensitive_category: Option<String>,
+    /// Pin it (see [`Memory::pinned`]).
+    #[serde(default)]
+    pub pinned: bool,
 }
 
 /// `PATCH /api/memories/{npcid}/{id}`: the fields to change (absent ones stay), validated as
@@ -208,7 +215,9 @@ pub struct MemoryPatch {
     /// One of the sensitivity categories; implies `sensitive: true`.
     #[serde(default)]
     pub sensitive_category: Option<String>,
-    // Pins (issue 16) join here as `pinned: Option<bool>`, applied in `MemoryChange`.
+    /// Pin (`true`) or unpin (`false`) the memory.
+    #[serde(default)]
+    pub pinned: Option<bool>,
 }
 
 impl Memory {
@@ -238,6 +247,7 @@ impl Memory {
             sensitive: false,
             sensitive_category: None,
             superseded_by: None,
+            pinned: false,
             collection: Collection::Memory,
             emotion: None,
             context: String::new(),

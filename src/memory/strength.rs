@@ -47,8 +47,16 @@ pub fn resistance(access_count: u32) -> f64 {
     1.0 + (1.0 + f64::from(access_count)).ln() * 0.3
 }
 
-/// `importance × exp(−λ/R × hours since last access)` at `now`.
+/// The least strength of a pinned memory: the bottom of the active tier, so a pin keeps a
+/// memory in retrieval (the archive tier is left out) however little it was used.
+pub const PINNED_MIN_STRENGTH: f64 = 0.4;
+
+/// `importance × exp(−λ/R × hours since last access)` at `now`. A pinned memory does not
+/// decay: its strength is its importance, at least [`PINNED_MIN_STRENGTH`].
 pub fn strength(m: &Memory, now: Timestamp, cfg: &DecayConfig) -> f64 {
+    if m.pinned {
+        return m.importance.max(PINNED_MIN_STRENGTH);
+    }
     let rate = cfg.lambda_for(m.memory_type) / resistance(m.access_count);
     m.importance * (-rate * now.hours_since(m.last_accessed_at)).exp()
 }
@@ -145,6 +153,25 @@ mod tests {
         let half = half_life_days(5, cfg.lambda_per_hour);
         let later = Timestamp((half * MS_PER_DAY as f64) as i64);
         assert!((strength(&m, later, &cfg) - 0.4).abs() < 1e-3);
+    }
+
+    #[test]
+    fn a_pinned_memory_does_not_decay_out_of_retrieval() {
+        let cfg = DecayConfig::default();
+        let faint = memory(MemoryType::History, 0.25, 0);
+        let years = Timestamp(3 * 365 * MS_PER_DAY);
+        assert_eq!(tier(strength(&faint, years, &cfg)), Tier::Archive);
+        let pinned = Memory {
+            pinned: true,
+            ..faint
+        };
+        assert_eq!(strength(&pinned, years, &cfg), PINNED_MIN_STRENGTH);
+        assert_eq!(tier(strength(&pinned, years, &cfg)), Tier::Active);
+        let strong = Memory {
+            importance: 0.9,
+            ..pinned
+        };
+        assert_eq!(strength(&strong, years, &cfg), 0.9);
     }
 
     #[test]

@@ -52,6 +52,23 @@ pub fn json<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> T {
     serde_json::from_value(v).expect("test JSON matches the type")
 }
 
+/// Creates (or updates) NPC `npcid` with the initial `pkg`.
+pub fn npc(w: &World, npcid: &str, pkg: serde_json::Value) {
+    run(w.hippo.upsert_npc(
+        npcid,
+        json(serde_json::json!({"display_name": "灵绯", "pkg": pkg})),
+    ))
+    .unwrap();
+}
+
+/// `POST /api/memories/{npcid}` with `memories`.
+pub fn add(w: &World, npcid: &str, memories: serde_json::Value) -> hippo::api::AddMemoriesResponse {
+    run(w
+        .hippo
+        .add_memories(npcid, json(serde_json::json!({ "memories": memories }))))
+    .unwrap()
+}
+
 /// Yields to the executor once, so `join!`ed operations interleave at every store call.
 pub struct YieldOnce(bool);
 

@@ -66,7 +66,9 @@ test('updateMemory: sticky marks, edits, validation and not_found', async () => 
 
   await rejectsWith(hippo.updateMemory('n', id, {}), 'invalid_request', /nothing to change/);
   await rejectsWith(hippo.updateMemory('n', id, { importance: 2 }), 'invalid_request', /importance/);
-  await rejectsWith(hippo.updateMemory('n', id, { pinned: true }), 'invalid_request');
+  // Pins are a field now (issue 16): a non-boolean pin and an unknown field are refused.
+  await rejectsWith(hippo.updateMemory('n', id, { pinned: 'yes' }), 'invalid_request');
+  await rejectsWith(hippo.updateMemory('n', id, { colour: 'red' }), 'invalid_request');
   const [{ id: theirs }] = (await hippo.addMemories('m', { memories: [{ summary: 'M likes chess', type: 'preference' }] })).results;
   await rejectsWith(hippo.updateMemory('n', theirs, { importance: 0.1 }), 'not_found');
   await hippo.close();

@@ -190,8 +190,8 @@ test("sensitive is sticky on a duplicate, and PATCH changes it with POST's valid
     assert.deepEqual([res.memory.sensitive, res.memory.sensitive_category], [true, "credentials"]);
     await apiError(await w.admin("PATCH", `/api/memories/pat/${id}`, { sensitive: false }), 400);
 
-    // POST's validation, and unknown fields (pins do not exist yet).
-    for (const body of [{}, { summary: " " }, { importance: 1.5 }, { type: "mood" }, { sensitive_category: "medical" }, { pinned: true }, { keywords: "x" }]) {
+    // POST's validation, and unknown fields.
+    for (const body of [{}, { summary: " " }, { importance: 1.5 }, { type: "mood" }, { sensitive_category: "medical" }, { pin: true }, { pinned: "yes" }, { keywords: "x" }]) {
       await apiError(await w.admin("PATCH", `/api/memories/pat/${id}`, body), 400);
     }
     await apiError(await w.admin("PATCH", `/api/memories/pat/${id}`, "{not json"), 400);

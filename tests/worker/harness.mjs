@@ -47,9 +47,10 @@ async function migrate(db) {
  * - vectorize: bind VECTORS to the stand-in Worker of vectorize-standin.mjs;
  * - ai: bind AI to the stand-in Worker of ai-standin.mjs;
  * - outbound: a function (Request) => Response for the Worker's outbound fetch;
- * - persist: a directory keeping the D1 database between runs (benchmarks).
+ * - persist: a directory keeping the D1 database between runs (benchmarks);
+ * - database: the D1 database id (wrangler's local state keys databases by it).
  */
-export async function startWorker({ vars = {}, vectorize = false, ai = false, outbound, persist } = {}) {
+export async function startWorker({ vars = {}, vectorize = false, ai = false, outbound, persist, database = "hippo-test" } = {}) {
   const bindings = { HIPPO_ADMIN_TOKEN: ADMIN, HIPPO_TEST_HOOKS: "1", ...vars };
   for (const [k, v] of Object.entries(bindings)) if (v === null) delete bindings[k];
   const workers = [
@@ -59,7 +60,7 @@ export async function startWorker({ vars = {}, vectorize = false, ai = false, ou
       scriptPath: path.join(BUILD, "index.js"),
       modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
       compatibilityDate: COMPAT_DATE,
-      d1Databases: { DB: "hippo-test" },
+      d1Databases: { DB: database },
       bindings,
       serviceBindings: {
         ...(vectorize ? { VECTORS: "vectorize-standin" } : {}),
@@ -79,7 +80,8 @@ export async function startWorker({ vars = {}, vectorize = false, ai = false, ou
     });
   }
   const mf = new Miniflare({ workers, ...shared });
-  await mf.ready;
+  // Miniflare also serves the Worker over HTTP on loopback (the dashboard's browser test).
+  const url = await mf.ready;
   const db = await mf.getD1Database("DB");
   const migrated = await db
     .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'npcs'")
@@ -99,6 +101,7 @@ export async function startWorker({ vars = {}, vectorize = false, ai = false, ou
   return {
     mf,
     db,
+    url,
     call,
     admin,
     /** JSON of an admin call, asserting the status. */

@@ -23,6 +23,7 @@ pub mod app;
 pub mod config;
 pub mod cron;
 pub mod d1;
+pub mod dashboard;
 pub mod demo;
 pub mod http;
 pub mod llm;

@@ -190,6 +190,7 @@ fn load(npc: &SetNpc) -> Result<(Loaded, Vec<String>), String> {
                     expires_at: None,
                     sensitive: false,
                     sensitive_category: None,
+                    pinned: false,
                 })
                 .collect(),
         };

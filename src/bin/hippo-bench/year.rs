@@ -425,6 +425,7 @@ fn typed_npc(count: usize, seed: u64) -> Result<(Hippo, Rc<FixedClock>, usize), 
             expires_at: None,
             sensitive: false,
             sensitive_category: None,
+            pinned: false,
         }
     };
     let memories = (0..100).map(|i| typed_input(&mut rng, i)).collect();

@@ -62,6 +62,10 @@ pub struct ExtractedMemory {
     pub sensitive: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sensitive_category: Option<crate::sensitive::Category>,
+    /// The user asked, in the turn it came from, to remember this ("记住这件事", "remember
+    /// this"): stored pinned.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pinned: bool,
 }
 
 /// An emotionally salient snippet for the `emotion` collection.
@@ -142,8 +146,20 @@ pub fn extract(turns: &[Turn], today: NaiveDate) -> Extraction {
         }
         let feeling = emotion::detect(&turn.content);
         let first_memory = found.memories.len();
+        let mut pin = false;
         for sentence in text::sentences(&turn.content) {
-            extract_sentence(sentence, day, &mut found);
+            // "记住这件事" / "remember this" asks to keep what the turn says, and is not a
+            // fact itself: only what is left of its sentence is read.
+            let sentence = match pin_request(sentence) {
+                Some(rest) => {
+                    pin = true;
+                    rest
+                }
+                None => sentence,
+            };
+            if !sentence.is_empty() {
+                extract_sentence(sentence, day, &mut found);
+            }
         }
         if let Some((label, intensity)) = feeling {
             let new = &mut found.memories[first_memory..];
@@ -161,8 +177,82 @@ pub fn extract(turns: &[Turn], today: NaiveDate) -> Extraction {
                 ts: turn.ts,
             });
         }
+        if pin {
+            for m in &mut found.memories[first_memory..] {
+                m.pinned = true;
+                m.importance = m.importance.max(Signal::Remember.importance());
+                m.confidence = m.confidence.max(CONFIDENCE_REMEMBER);
+            }
+        }
     }
     found.finish()
+}
+
+/// Requests to keep what the turn says, pointing at it rather than saying it.
+const ZH_PIN_REQUESTS: &[&str] = &[
+    "记住这件事",
+    "记住这一点",
+    "记住这点",
+    "记住这个",
+    "记住这些",
+    "记下这件事",
+    "把这件事记下来",
+    "把这个记下来",
+    "别忘了这件事",
+    "不要忘了这件事",
+    "这件事要记住",
+    "这件事你要记住",
+];
+const EN_PIN_REQUESTS: &[&str] = &[
+    "please remember this",
+    "remember this",
+    "don't forget this",
+    "do not forget this",
+    "keep this in mind",
+    "pin this",
+    "never forget this",
+    "don’t forget this",
+];
+
+/// When `sentence` holds a pin request ([`ZH_PIN_REQUESTS`], [`EN_PIN_REQUESTS`]), what is
+/// left of it once the request is taken out (empty when nothing is).
+fn pin_request(sentence: &str) -> Option<&str> {
+    const FILLER: &[char] = &[
+        ' ', ',', '，', ':', '：', '.', '。', '!', '！', '-', '—', '、', '～', '~', '哦', '啊',
+        '呀', '吧', '请', '要',
+    ];
+    let zh = ZH_PIN_REQUESTS.iter().find_map(|p| {
+        let at = sentence.find(p)?;
+        let (before, after) = (&sentence[..at], &sentence[at + p.len()..]);
+        let before = before.trim_end_matches(FILLER).trim_end_matches("帮我");
+        let before = before.trim_end_matches(FILLER).trim_end_matches("一定");
+        Some(if before.trim_matches(FILLER).is_empty() {
+            after
+        } else {
+            before
+        })
+    });
+    let en = || {
+        // ASCII lowering keeps byte offsets, so they index `sentence` too.
+        let lower = sentence.to_ascii_lowercase();
+        EN_PIN_REQUESTS.iter().find_map(|p| {
+            let at = text::find_word(&lower, p)?;
+            let after = lower.get(at + p.len()..)?.trim_start();
+            let after = after.strip_prefix("for me").unwrap_or(after);
+            // "remember this song" names something: not a request about the turn.
+            if after.starts_with(|c: char| c.is_alphanumeric()) {
+                return None;
+            }
+            let before = sentence.get(..at)?;
+            Some(if before.trim_matches(FILLER).is_empty() {
+                sentence.get(sentence.len() - after.len()..)?
+            } else {
+                before
+            })
+        })
+    };
+    let rest = zh.or_else(en)?;
+    Some(rest.trim_matches(FILLER))
 }
 
 fn extract_sentence(sentence: &str, day: NaiveDate, found: &mut Found) {
@@ -288,6 +378,7 @@ fn promise(sentence: &str, day: NaiveDate, found: &mut Found) {
         event_time: dated.map(|w| w.timestamp()),
         sensitive: false,
         sensitive_category: None,
+        pinned: false,
     });
 }
 
@@ -336,6 +427,7 @@ fn emotional_memory(turn: &Turn, day: NaiveDate) -> Option<ExtractedMemory> {
         }),
         sensitive: false,
         sensitive_category: None,
+        pinned: false,
     })
 }
 
@@ -430,7 +522,10 @@ impl Found {
         let mut memories: Vec<ExtractedMemory> = Vec::new();
         for m in self.memories {
             match memories.iter_mut().find(|e| e.summary == m.summary) {
-                Some(e) => e.importance = e.importance.max(m.importance),
+                Some(e) => {
+                    e.importance = e.importance.max(m.importance);
+                    e.pinned |= m.pinned;
+                }
                 None => memories.push(m),
             }
         }
@@ -510,6 +605,7 @@ impl Sink<'_> {
             event_time,
             sensitive: false,
             sensitive_category: None,
+            pinned: false,
         });
     }
 

@@ -179,3 +179,39 @@ fn encouragement_and_vague_intentions_are_not_memories() {
     assert!(run("I'm gonna make it happen.").memories.is_empty());
     assert!(run("You look so happy in that photo!").memories.is_empty());
 }
+
+#[test]
+fn a_pin_request_pins_what_its_turn_says_and_is_no_memory_itself() {
+    for said in [
+        "我对花生过敏。记住这件事！",
+        "记住这件事：我对花生过敏。",
+        "Remember this: I'm allergic to peanuts.",
+        "I'm allergic to peanuts, please remember this.",
+    ] {
+        let x = run(said);
+        assert_eq!(x.memories.len(), 1, "{said}: {:?}", x.memories);
+        let m = &x.memories[0];
+        assert!(m.pinned, "{said}: {m:?}");
+        assert!(m.summary.contains("花生") || m.summary.contains("peanuts"));
+        assert_eq!(m.importance, Signal::Remember.importance());
+    }
+}
+
+#[test]
+fn only_the_turn_with_the_request_is_pinned() {
+    let x = extract(
+        &[user("我喜欢爬山。"), user("我对花生过敏，记住这个。")],
+        today(),
+    );
+    assert!(!memory(&x, "爬山").pinned, "{:?}", x.memories);
+    assert!(memory(&x, "花生").pinned, "{:?}", x.memories);
+    // Naming a thing is not a request about the turn; a plain "remember" is not a pin.
+    let song = run("Remember this song? I like jazz.");
+    assert!(
+        song.memories.iter().all(|m| !m.pinned),
+        "{:?}",
+        song.memories
+    );
+    let plain = run("Remember that I'm allergic to peanuts.");
+    assert!(plain.memories.iter().all(|m| !m.pinned));
+}

@@ -328,6 +328,7 @@ fn memory(v: &Value) -> Result<ExtractedMemory, String> {
         event_time,
         sensitive: sensitive.is_some(),
         sensitive_category: sensitive,
+        pinned: false,
     })
 }
 

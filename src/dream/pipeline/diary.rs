@@ -192,8 +192,11 @@ fn diary_record(entry: &DiaryEntry, turns: &[Turn]) -> Memory {
 
 /// The id of the record of the diary day `date`.
 pub fn diary_record_id(date: &str) -> String {
-    format!("diary_{date}")
+    format!("{DIARY_RECORD_PREFIX}{date}")
 }
+
+/// What the id of a diary day's record starts with.
+pub const DIARY_RECORD_PREFIX: &str = "diary_";
 
 /// The material without its sensitive sentences; entries with nothing safe left are dropped.
 fn safe_material(material: Vec<Turn>) -> Vec<Turn> {

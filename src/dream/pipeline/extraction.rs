@@ -120,6 +120,7 @@ pub(super) async fn run(
                     action: r.action.clone(),
                     sensitive: r.sensitive,
                     sensitive_category: r.sensitive_category,
+                    pinned: m.pinned,
                 })
                 .collect(),
             memories_written: memories_changed && !dry_run,
@@ -166,5 +167,6 @@ fn new_memory(m: &crate::dream::ExtractedMemory, turns: &[Turn]) -> NewMemory {
     item.event_time = m.event_time;
     item.sensitive = m.sensitive;
     item.sensitive_category = m.sensitive_category;
+    item.pinned = m.pinned;
     item
 }

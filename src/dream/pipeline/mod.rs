@@ -20,7 +20,7 @@ mod diary;
 mod extraction;
 mod records;
 
-pub use diary::{diary_record_id, DIARY_CONFIDENCE, DIARY_SOURCE};
+pub use diary::{diary_record_id, DIARY_CONFIDENCE, DIARY_RECORD_PREFIX, DIARY_SOURCE};
 pub use diary::{DAILY_MAX_CHARS, PRIOR_MAX_CHARS};
 pub use records::{QUOTE_CONFIDENCE, QUOTE_SOURCE};
 

@@ -11,6 +11,7 @@ pub(super) async fn tokens_by_hash(store: &dyn Store, p: &str) -> CaseResult {
         token_hash: format!("{p}hash1"),
         created_at: Timestamp(T0),
         expires_at: None,
+        scopes: vec![Scope::Read, Scope::Write],
     };
     write(store, &id, vec![Write::PutToken { token: rec.clone() }]).await?;
     check!(
@@ -120,6 +121,7 @@ pub(super) async fn delete_npc_removes_everything_of_it_only(
                         token_hash: format!("{id}-h"),
                         created_at: Timestamp(T0),
                         expires_at: None,
+                        scopes: vec![Scope::Retrieval],
                     },
                 },
             ],

@@ -147,6 +147,23 @@ pub(super) async fn memories_filter_page_and_touch(store: &dyn Store, p: &str) -
             back.sensitive_category
         );
     }
+    // A pin is stored, and a rewrite replaces it.
+    for want in [true, false] {
+        let pinned = Memory {
+            pinned: want,
+            ..memory(
+                "m6",
+                "用户的狗叫旺财",
+                MemoryType::History,
+                Collection::Memory,
+            )
+        };
+        write(store, &id, vec![Write::PutMemory { memory: pinned }]).await?;
+        let back = port!(store.memories_by_id(&id, &["m6".into()]))
+            .pop()
+            .ok_or("m6 gone")?;
+        check!(back.pinned == want, "pinned {} want {want}", back.pinned);
+    }
     write(store, &id, vec![Write::DeleteMemory { id: "m3".into() }]).await?;
     check!(
         port!(store.memories_by_id(&id, &["m3".into()])).is_empty(),

@@ -49,6 +49,12 @@ async function main(): Promise<void> {
   const updated = await hippo.updateMemory('n1', added.results[0].id, { sensitive_category: 'health', importance: 0.5 });
   const category: SensitiveCategory | undefined = updated.memory.sensitive_category;
   const marked: boolean = hits.memories[0]?.sensitive ?? false;
+  const pinned: boolean = (await hippo.updateMemory('n1', added.results[0].id, { pinned: true })).memory.pinned;
+  const brief = await hippo.brief('n1', { max_tokens: 200, query: 'allergy', lang: 'en' });
+  const briefTokens: number = brief.tokens;
+  const section: 'pinned' | string = brief.items[0]?.section ?? 'pinned';
+  const tools = hippo.mcpTools({ npcid: 'n1', scopes: ['read'] }).map((t) => t.name);
+  await hippo.callTool({ npcid: 'n1' }, 'recall', { query: 'tea' });
   await hippo.deleteMemory('n1', added.results[0].id);
   const doc = await hippo.exportNpc('n1');
   await hippo.importNpc('n2', doc);
@@ -67,6 +73,7 @@ async function main(): Promise<void> {
   }
   const reembedded: number = (await hippo.reembed()).vectors;
   console.log(reembedded, created, names, hobbies, first, diaryDate, strength, signals, retrieved, diary.count, page.next);
+  console.log(pinned, briefTokens, section, tools);
 }
 
 void main();

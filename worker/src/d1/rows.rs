@@ -8,7 +8,7 @@ use hippo::error::PortError;
 use hippo::memory::{Collection, EmotionTag, Memory, MemoryType};
 use hippo::npc::{Npc, NpcSettings};
 use hippo::pkg::PkgValue;
-use hippo::ports::TokenRecord;
+use hippo::ports::{Scope, TokenRecord};
 use hippo::relationship::Entity;
 use hippo::sensitive::Category;
 use hippo::time::Timestamp;
@@ -29,13 +29,13 @@ pub const MEMORY_JSON: &str = "json_object('id', id, 'collection', collection, '
      'updated_at', updated_at, 'last_accessed_at', last_accessed_at, \
      'access_count', access_count, 'encounter_count', encounter_count, \
      'event_time', event_time, 'expires_at', expires_at, 'sensitive', sensitive, \
-     'sensitive_category', sensitive_category, 'superseded_by', superseded_by, 'emotion', json(emotion), 'context', context, \
+     'sensitive_category', sensitive_category, 'pinned', pinned, 'superseded_by', superseded_by, 'emotion', json(emotion), 'context', context, \
      'source_turns', json(source_turns)) AS j, \
      confidence, importance";
 
 pub const TURN_COLUMNS: &str = "seq, id, session_id, turn_index, kind, role, content, ts, emotion";
 
-pub const TOKEN_COLUMNS: &str = "token_id, npcid, token_hash, created_at, expires_at";
+pub const TOKEN_COLUMNS: &str = "token_id, npcid, token_hash, created_at, expires_at, scopes";
 
 fn bad(what: &str, detail: impl std::fmt::Display) -> PortError {
     PortError::Backend(format!("unreadable {what} row: {detail}"))
@@ -200,6 +200,8 @@ pub struct MemoryRow {
     sensitive: i64,
     #[serde(default)]
     sensitive_category: Option<Category>,
+    #[serde(default)]
+    pinned: i64,
     superseded_by: Option<String>,
     emotion: Option<EmotionTag>,
     context: String,
@@ -238,6 +240,7 @@ impl MemoryRow {
             expires_at: self.expires_at.map(Timestamp),
             sensitive: self.sensitive != 0,
             sensitive_category: self.sensitive_category,
+            pinned: self.pinned != 0,
             superseded_by: self.superseded_by,
             collection,
             emotion: self.emotion,
@@ -254,6 +257,7 @@ pub struct TokenRow {
     token_hash: String,
     created_at: i64,
     expires_at: Option<i64>,
+    scopes: String,
 }
 
 impl TokenRow {
@@ -264,6 +268,8 @@ impl TokenRow {
             token_hash: self.token_hash,
             created_at: Timestamp(self.created_at),
             expires_at: self.expires_at.map(Timestamp),
+            // Unknown names (a newer writer's) grant nothing.
+            scopes: self.scopes.split(',').filter_map(Scope::parse).collect(),
         }
     }
 }

@@ -315,8 +315,8 @@ fn push_write(
                  confidence, importance, source, created_at, updated_at, last_accessed_at, \
                  access_count, encounter_count, event_time, expires_at, sensitive, \
                  superseded_by, emotion, context, lex, lex_ctx, lex_len, sensitive_category, \
-                 source_turns, rev) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, \
-                 ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, \
+                 source_turns, pinned, rev) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, \
+                 ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, \
                  {NEXT_MEMORY_REV}) \
                  ON CONFLICT (npcid, id) DO UPDATE SET collection = excluded.collection, \
                  type = excluded.type, summary = excluded.summary, \
@@ -331,7 +331,8 @@ fn push_write(
                  emotion = excluded.emotion, context = excluded.context, lex = excluded.lex, \
                  lex_ctx = excluded.lex_ctx, lex_len = excluded.lex_len, \
                  sensitive_category = excluded.sensitive_category, \
-                 source_turns = excluded.source_turns, rev = excluded.rev"
+                 source_turns = excluded.source_turns, pinned = excluded.pinned, \
+                 rev = excluded.rev"
                 ),
                 vec![
                     id,
@@ -359,6 +360,7 @@ fn push_write(
                     real(doc.len),
                     opt_text(m.sensitive_category.map(|c| c.as_str())),
                     json(&m.source_turns),
+                    flag(m.pinned),
                 ],
             )?
         }
@@ -388,16 +390,25 @@ fn push_write(
             vec![id, uint(*seq)],
         )?,
         Write::PutToken { token } => push(
-            "INSERT INTO tokens (token_id, npcid, token_hash, created_at, expires_at) \
-             VALUES (?1, ?2, ?3, ?4, ?5) \
+            "INSERT INTO tokens (token_id, npcid, token_hash, created_at, expires_at, scopes) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6) \
              ON CONFLICT (npcid, token_id) DO UPDATE SET token_hash = excluded.token_hash, \
-             created_at = excluded.created_at, expires_at = excluded.expires_at",
+             created_at = excluded.created_at, expires_at = excluded.expires_at, \
+             scopes = excluded.scopes",
             vec![
                 text(&token.token_id),
                 id,
                 text(&token.token_hash),
                 int(token.created_at.ms()),
                 opt_int(token.expires_at.map(|t| t.ms())),
+                text(
+                    &token
+                        .scopes
+                        .iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(","),
+                ),
             ],
         )?,
         Write::DeleteToken { token_id } => push(

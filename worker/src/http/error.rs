@@ -1,8 +1,8 @@
 //! The one place that turns errors into HTTP statuses and JSON bodies.
 //!
-//! Two shapes, by surface: `/api/*` (and the Worker's own routes) answer the seed's
+//! Three shapes, by surface: `/api/*` (and the Worker's own routes) answer the seed's
 //! `{"status": "error", "message": …}`; memory_retrieval answers the protocol's
-//! `{"error": {"code": …, "message": …}}`.
+//! `{"error": {"code": …, "message": …}}`; `/mcp` answers a JSON-RPC 2.0 error.
 
 use hippo::error::{Error, PortError};
 use serde_json::json;
@@ -13,12 +13,15 @@ use worker::Response;
 pub enum Surface {
     Api,
     Retrieval,
+    Mcp,
 }
 
 impl Surface {
     pub fn of_path(path: &str) -> Surface {
         if path == "/memory_retrieval" || path.starts_with("/memory_retrieval/") {
             Surface::Retrieval
+        } else if path == "/mcp" {
+            Surface::Mcp
         } else {
             Surface::Api
         }
@@ -94,8 +97,21 @@ impl HttpError {
                 };
                 json!({ "error": { "code": self.code, "message": message } })
             }
+            Surface::Mcp => json!({ "jsonrpc": "2.0", "id": null, "error": {
+                "code": jsonrpc_code(self.status), "message": self.message } }),
         };
         Ok(Response::from_json(&body)?.with_status(self.status))
+    }
+}
+
+/// The JSON-RPC error code of an HTTP-level failure on `/mcp`: -32600 (invalid request) for
+/// what the client sent, -32603 for the server's own failures, and -32001 (implementation
+/// defined) for credentials.
+pub fn jsonrpc_code(status: u16) -> i64 {
+    match status {
+        401 | 403 => -32001,
+        s if s >= 500 => -32603,
+        _ => -32600,
     }
 }
 
@@ -190,5 +206,6 @@ mod tests {
         assert_eq!(Surface::of_path("/memory_retrievalx"), Surface::Api);
         assert_eq!(Surface::of_path("/api/pkg/a"), Surface::Api);
         assert_eq!(Surface::of_path("/health"), Surface::Api);
+        assert_eq!(Surface::of_path("/mcp"), Surface::Mcp);
     }
 }

@@ -10,7 +10,7 @@ use super::routes::{Access, Op, Route};
 use crate::app::App;
 use crate::config::{self, Config};
 use crate::demo;
-use hippo::api::{param, Operation, RawRequest, RetrievalRequest};
+use hippo::api::{param, Caller, Operation, RawRequest, Reply as CoreReply, RetrievalRequest};
 use hippo::retrieval::protocol::{parse_retrieval_request, ParsedRetrieval};
 use serde::Serialize;
 use serde_json::json;
@@ -38,6 +38,7 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
     match route.op {
         Op::Health => return ok_json(&json!({ "status": "ok" })),
         Op::OpenApi => return ok_json(&super::openapi::document()),
+        Op::Dashboard => return dashboard_asset(route.path),
         _ => {}
     }
     let var = |name: &str| Config::env_var(&ctx.env, name);
@@ -65,6 +66,7 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
     match route.op {
         Op::Health => ok_json(&json!({ "status": "ok" })),
         Op::OpenApi => ok_json(&super::openapi::document()),
+        Op::Dashboard => dashboard_asset(route.path),
         Op::Core(kind) => {
             let body = match route.request {
                 Some(_) => body::read_limited(&mut req, API_LIMIT).await?,
@@ -86,19 +88,39 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
         Op::MemoryRetrieval => {
             let header = authorization
                 .ok_or_else(|| HttpError::unauthorized("missing Authorization token"))?;
-            let npcid = hippo.resolve_token(&header).await?;
+            let caller = hippo.resolve_caller(&header).await?;
             let parsed = retrieval_body(&mut req).await?;
-            retrieve(&app, Some(&npcid), parsed).await
+            retrieve(&app, Some(&caller), parsed).await
         }
         Op::FakeRetrieval => {
             let parsed = retrieval_body(&mut req).await?;
             retrieve(&app, None, parsed).await
+        }
+        Op::Mcp => {
+            let admin = config::admin_token(var);
+            match super::mcp::serve(&app, admin.as_deref(), &mut req).await {
+                Ok(response) => Ok(response),
+                Err(err) => Ok(super::mcp::error_response(&err)?),
+            }
         }
         #[cfg(feature = "test-hooks")]
         Op::StoreSuite | Op::MemorySync | Op::VectorSuite | Op::FetchProbe | Op::MemoryProbe => {
             crate::test_hooks::serve(route.op, &mut req, &app).await
         }
     }
+}
+
+/// One of the dashboard's static files, with its security headers.
+fn dashboard_asset(path: &str) -> Reply {
+    let (kind, body) =
+        crate::dashboard::asset(path).ok_or_else(|| HttpError::route_not_found("GET", path))?;
+    let mut response = Response::ok(body)?;
+    let headers = response.headers_mut();
+    headers.set("content-type", kind)?;
+    for (name, value) in crate::dashboard::SECURITY_HEADERS {
+        headers.set(name, value)?;
+    }
+    Ok(response)
 }
 
 /// A memory_retrieval body: 413 over 16 KiB (counted while it streams in), then the
@@ -112,7 +134,7 @@ async fn retrieval_body(req: &mut Request) -> Result<ParsedRetrieval, HttpError>
 
 /// memory_retrieval for `npcid` (`None`: the fake provider's character 01): rank, and log one
 /// line (`reason` is logged, never ranked).
-async fn retrieve(app: &App, npcid: Option<&str>, parsed: ParsedRetrieval) -> Reply {
+async fn retrieve(app: &App, caller: Option<&Caller>, parsed: ParsedRetrieval) -> Reply {
     let started = js_sys::Date::now();
     let reason: String = parsed
         .reason
@@ -121,8 +143,25 @@ async fn retrieve(app: &App, npcid: Option<&str>, parsed: ParsedRetrieval) -> Re
         .chars()
         .take(120)
         .collect();
-    let response = match npcid {
-        Some(npcid) => app.hippo.retrieve_parsed(npcid, parsed).await?,
+    let (npcid, response) = match caller {
+        Some(caller) => {
+            let npcid = caller.npcid().ok_or_else(|| {
+                HttpError::unauthorized("memory_retrieval takes a token bound to an NPC")
+            })?;
+            let op = Operation::Retrieve {
+                npcid: npcid.to_string(),
+                request: parsed,
+            };
+            // The one access rule: the token's scopes allow `Retrieve` on its own NPC.
+            match app.hippo.execute_as(caller, op).await? {
+                CoreReply::Retrieval(response) => (npcid, response),
+                _ => {
+                    return Err(HttpError::from(hippo::Error::Internal(
+                        "memory_retrieval answered another reply".into(),
+                    )))
+                }
+            }
+        }
         None => {
             let request = RetrievalRequest {
                 live_id: parsed.live_id.map(serde_json::Value::String),
@@ -138,10 +177,9 @@ async fn retrieve(app: &App, npcid: Option<&str>, parsed: ParsedRetrieval) -> Re
                 time_hint: parsed.time_hint,
                 max_results: Some(json!(parsed.max_results)),
             };
-            demo::retrieve(&app.hippo, request).await?
+            (demo::DEMO_NPCID, demo::retrieve(&app.hippo, request).await?)
         }
     };
-    let npcid = npcid.unwrap_or(demo::DEMO_NPCID);
     worker::console_log!(
         "memory_retrieval npc={npcid} results={} ms={} reason={reason:?}",
         response.memories.len(),

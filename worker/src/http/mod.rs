@@ -9,6 +9,7 @@ pub mod auth;
 pub mod body;
 pub mod error;
 mod handlers;
+pub mod mcp;
 pub mod openapi;
 pub mod routes;
 

@@ -1,6 +1,7 @@
 //! `GET /openapi.json`: OpenAPI 3.1, generated from the route table (paths, methods, auth,
 //! parameters, errors) plus the component schemas in `openapi_components.json`.
 
+use super::error::Surface;
 use super::routes::{Access, Op, Route, ROUTES};
 use serde_json::{json, Map, Value};
 
@@ -14,11 +15,11 @@ fn json_content(schema: Value) -> Value {
     json!({ "application/json": { "schema": schema } })
 }
 
-fn error_response(description: &str, retrieval: bool) -> Value {
-    let schema = if retrieval {
-        "RetrievalError"
-    } else {
-        "ApiError"
+fn error_response(description: &str, surface: Surface) -> Value {
+    let schema = match surface {
+        Surface::Retrieval => "RetrievalError",
+        Surface::Mcp => "JsonRpcResponse",
+        Surface::Api => "ApiError",
     };
     json!({ "description": description, "content": json_content(schema_ref(schema)) })
 }
@@ -81,7 +82,7 @@ fn operation(route: &Route) -> Value {
         json!({ "description": "OK", "content": json_content(schema_ref(route.response)) }),
     );
     let mut error = |status: &str, why: &str| {
-        responses.insert(status.into(), error_response(why, retrieval));
+        responses.insert(status.into(), error_response(why, route.surface()));
     };
     match route.access {
         Access::Admin => {
@@ -104,8 +105,20 @@ fn operation(route: &Route) -> Value {
                 "unauthorized: missing, unknown, revoked or expired token",
             );
         }
+        Access::McpToken => {
+            op.insert(
+                "security".into(),
+                json!([{ "adminToken": [] }, { "mcpToken": [] }]),
+            );
+            error(
+                "400",
+                "not one JSON-RPC 2.0 message, or an unsupported MCP-Protocol-Version",
+            );
+            error("401", "missing or wrong admin or MCP token");
+            error("403", "an Origin other than the Worker's");
+        }
         Access::Public if retrieval => error("400", "invalid_request (e.g. empty query)"),
-        Access::Public | Access::TestHook => {}
+        Access::Public | Access::TestHook | Access::Static => {}
     }
     if route.op == Op::Core(hippo::api::OpKind::Dream) {
         error("409", "a dream of this NPC is already running");
@@ -123,9 +136,11 @@ fn operation(route: &Route) -> Value {
     Value::Object(op)
 }
 
-/// The routes the document describes: all but the test hooks.
+/// The routes the document describes: all but the test hooks and the dashboard's files.
 pub fn documented_routes() -> impl Iterator<Item = &'static Route> {
-    ROUTES.iter().filter(|r| r.access != Access::TestHook)
+    ROUTES
+        .iter()
+        .filter(|r| !matches!(r.access, Access::TestHook | Access::Static))
 }
 
 #[allow(
@@ -157,7 +172,10 @@ pub fn document() -> Value {
                     "description": "HIPPO_ADMIN_TOKEN" },
                 "retrievalToken": { "type": "apiKey", "in": "header", "name": "Authorization",
                     "description": "A token from POST /api/npc/{npcid}/tokens, bare or as \
-                                    `Bearer <token>`" }
+                                    `Bearer <token>`" },
+                "mcpToken": { "type": "http", "scheme": "bearer",
+                    "description": "A token from POST /api/npc/{npcid}/tokens with the read \
+                                    and/or write scope, bound to one NPC" }
             }
         }
     })

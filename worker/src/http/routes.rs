@@ -14,10 +14,16 @@ pub enum Access {
     Admin,
     /// A memory_retrieval token (bound to one NPC).
     RetrievalToken,
+    /// The admin token, or a token bound to one NPC whose scopes decide each tool (`/mcp`;
+    /// the core's access rule, `hippo::api::Caller`).
+    McpToken,
     /// `/__test/*`: compiled only into test builds (feature `test-hooks`), and there only with
     /// `HIPPO_TEST_HOOKS=1` and the admin token; absent from the OpenAPI document.
     #[cfg_attr(not(feature = "test-hooks"), allow(dead_code))]
     TestHook,
+    /// The dashboard's static files: no credentials, no data; absent from the OpenAPI
+    /// document (they are not JSON).
+    Static,
 }
 
 /// What a route does: most routes are an operation of the core (parsed and run by
@@ -30,6 +36,8 @@ pub enum Op {
     Reembed,
     MemoryRetrieval,
     FakeRetrieval,
+    Mcp,
+    Dashboard,
     #[cfg(feature = "test-hooks")]
     StoreSuite,
     #[cfg(feature = "test-hooks")]
@@ -189,18 +197,27 @@ pub static ROUTES: &[Route] = &[
         PAGE,
     ]),
     route!(Patch "/api/memories/{npcid}/{id}" => core UpdateMemory, Admin,
-        "Change a memory's summary, type, keywords, importance or sensitivity",
+        "Change a memory's summary, type, keywords, importance, sensitivity or pin",
         req: Some("MemoryPatch"), resp: "UpdateMemoryResponse"),
     route!(Delete "/api/memories/{npcid}/{id}" => core DeleteMemory, Admin,
         "Delete a memory (and its vector)", req: None, resp: "Ok"),
+    route!(Delete "/api/memories/{npcid}" => core ForgetMemories, Admin,
+        "Delete every memory of the NPC (profile, relationships, diary window and log stay)",
+        req: None, resp: "Forgot",
+        query: &[QueryParam { name: "confirm", kind: "string",
+            description: "required: the npcid again" }]),
     route!(Post "/api/memories/{npcid}/search" => core SearchMemories, Admin,
         "Search with the retrieval ranking (debug: per-signal contributions)",
         req: Some("SearchRequest"), resp: "SearchResponse"),
+    route!(Post "/api/npc/{npcid}/brief" => core Brief, Admin,
+        "A session brief within a token budget: profile, constraints, people, pinned and \
+         strong memories, recent diary, what a query is about; never sensitive",
+        req: Some("BriefRequest"), resp: "BriefResponse"),
     route!(Post "/api/npc/{npcid}/tokens" => core IssueToken, Admin,
-        "Issue a memory_retrieval token bound to this NPC (shown once)",
+        "Issue a token bound to this NPC (shown once): memory_retrieval, or MCP read / write",
         req: Some("TokenRequest"), resp: "TokenIssued"),
     route!(Delete "/api/npc/{npcid}/tokens/{token_id}" => core RevokeToken, Admin,
-        "Revoke a memory_retrieval token", req: None, resp: "Ok"),
+        "Revoke a token", req: None, resp: "Ok"),
     route!(Get "/api/npc/{npcid}/export" => core ExportNpc, Admin,
         "Export the NPC's whole memory as one versioned document", req: None,
         resp: "NpcExport"),
@@ -221,6 +238,17 @@ pub static ROUTES: &[Route] = &[
     route!(Post "/memory_retrieval/fake" => FakeRetrieval, Public,
         "Demo provider: the built-in character 01 (灵绯), no token",
         req: Some("RetrievalRequest"), resp: "RetrievalResponse"),
+    // ---- MCP (issue 16) ----
+    route!(Post "/mcp" => Mcp, McpToken,
+        "MCP over Streamable HTTP (JSON-RPC 2.0): initialize, tools/list, tools/call",
+        req: Some("JsonRpcRequest"), resp: "JsonRpcResponse"),
+    // ---- the inspection dashboard (issue 16) ----
+    route!(Get "/dashboard" => Dashboard, Static, "The inspection dashboard",
+        req: None, resp: "Ok"),
+    route!(Get "/dashboard/app.js" => Dashboard, Static, "The dashboard's script",
+        req: None, resp: "Ok"),
+    route!(Get "/dashboard/app.css" => Dashboard, Static, "The dashboard's styles",
+        req: None, resp: "Ok"),
     // ---- test hooks (test builds only; HIPPO_TEST_HOOKS=1 and the admin token) ----
     #[cfg(feature = "test-hooks")]
     route!(Post "/__test/store-suite" => StoreSuite, TestHook,
