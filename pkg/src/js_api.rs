@@ -76,7 +76,7 @@ struct McpCallerOptions {
 
 fn mcp_caller(value: JsValue) -> hippo::Result<hippo::mcp::Caller> {
     use hippo::ports::Scope;
-    let options: McpCallerOptions = from_js(value)?;
+    let options: McpCallerOptions = from_js(value, None)?;
     let Some(npcid) = options.npcid else {
         return Ok(hippo::mcp::Caller::Admin);
     };
@@ -320,7 +320,7 @@ impl JsHippo {
     /// within the token budget.
     pub fn brief(&self, npcid: String, request: JsValue) -> Promise {
         call(&self.inner, |i| async move {
-            let request: BriefRequest = from_js(request)?;
+            let request: BriefRequest = from_js(request, Some("BriefRequest"))?;
             i.hippo.brief(&npcid, request).await
         })
     }
@@ -339,7 +339,7 @@ impl JsHippo {
     pub fn call_tool(&self, caller: JsValue, name: String, args: JsValue) -> Promise {
         let caller = mcp_caller(caller);
         call(&self.inner, |i| async move {
-            let args: serde_json::Value = from_js(args)?;
+            let args: serde_json::Value = from_js(args, None)?;
             i.hippo.call_tool(&caller?, &name, args).await
         })
     }
