@@ -18,6 +18,7 @@ use js_sys::Promise;
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
 use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
@@ -98,25 +99,39 @@ fn mcp_caller(value: JsValue) -> hippo::Result<hippo::mcp::Caller> {
 /// object.
 fn call<T, F, Fut>(inner: &Rc<Inner>, run: F) -> Promise
 where
-    T: Serialize,
+    T: Serialize + 'static,
     F: FnOnce(Rc<Inner>) -> Fut + 'static,
     Fut: Future<Output = hippo::Result<T>> + 'static,
 {
-    let inner = inner.clone();
-    future_to_promise(async move {
-        if inner.closed.get() {
-            return Err(to_js_error(hippo::Error::invalid(
-                "this Hippo instance is closed",
-            )));
-        }
-        let result = run(inner.clone()).await;
-        // Save what the call changed before it resolves: also after an error, since the
-        // writes that landed before it are visible from now on.
-        let saved = inner.state.flush().await;
-        let response = result.map_err(to_js_error)?;
-        saved.map_err(|e| to_js_error(e.into()))?;
-        to_js(&response).map_err(to_js_error)
-    })
+    // Only the call itself is generic; the rest is compiled once for every method (the npm
+    // wasm has a size budget). The response is converted after the save.
+    let for_call = inner.clone();
+    let call: Call = Box::pin(async move {
+        let response = run(for_call).await?;
+        Ok(Box::new(move || to_js(&response)) as Respond)
+    });
+    future_to_promise(settle(inner.clone(), call))
+}
+
+/// A call's response, converted to JS on demand.
+type Respond = Box<dyn FnOnce() -> hippo::Result<JsValue>>;
+/// A call, not yet started.
+type Call = Pin<Box<dyn Future<Output = hippo::Result<Respond>>>>;
+
+/// What [`call`] does around every call.
+async fn settle(inner: Rc<Inner>, call: Call) -> Result<JsValue, JsValue> {
+    if inner.closed.get() {
+        return Err(to_js_error(hippo::Error::invalid(
+            "this Hippo instance is closed",
+        )));
+    }
+    let result = call.await;
+    // Save what the call changed before it resolves: also after an error, since the
+    // writes that landed before it are visible from now on.
+    let saved = inner.state.flush().await;
+    let respond = result.map_err(to_js_error)?;
+    saved.map_err(|e| to_js_error(e.into()))?;
+    respond().map_err(to_js_error)
 }
 
 #[wasm_bindgen(js_class = Hippo)]
