@@ -12,6 +12,7 @@
 //! is tight.
 
 use crate::dream::text::cut_chars;
+use crate::retrieval::protocol::for_character;
 use serde::{Deserialize, Serialize};
 
 /// The parts of a brief, in the order they are written.
@@ -156,8 +157,13 @@ pub struct BriefLine {
 }
 
 impl BriefLine {
+    /// A line of `text` as the character reads it: what memory_retrieval strips (bidi
+    /// overrides, control characters) stripped, on one line, cut to [`MAX_LINE_CHARS`].
     pub fn new(section: Section, kind: &str, id: impl Into<String>, text: &str) -> Self {
-        let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let one_line: String = for_character(text)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
         BriefLine {
             item: BriefItem {
                 id: id.into(),

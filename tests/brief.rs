@@ -261,6 +261,29 @@ fn the_diary_part_is_the_last_days_of_the_per_day_diary() {
 }
 
 #[test]
+fn the_brief_is_read_by_the_character_as_memory_retrieval_is() {
+    // Explicit bidi formatting and control characters are removed from what the character
+    // reads (docs/SECURITY.md), in the brief as in memory_retrieval.
+    let w = world();
+    npc(&w, "c1", json!({"Name": "Ann\u{202E}eve"}));
+    add(
+        &w,
+        "c1",
+        json!([{"summary": "The user likes \u{2066}green\u{2069} tea\u{0007}", "type": "preference"}]),
+    );
+    let b = brief(&w, "c1", json!({"max_tokens": 200}));
+    assert!(b.text.contains("Name: Anneve"), "{}", b.text);
+    assert!(b.text.contains("The user likes green tea"), "{}", b.text);
+    assert!(
+        !b.text
+            .chars()
+            .any(|c| matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{0007}')),
+        "{:?}",
+        b.text
+    );
+}
+
+#[test]
 fn brief_input_errors() {
     let w = seeded();
     for body in [

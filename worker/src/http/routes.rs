@@ -190,7 +190,7 @@ pub static ROUTES: &[Route] = &[
         QueryParam { name: "types", kind: "string",
             description: "comma-separated memory types (empty: all)" },
         QueryParam { name: "collection", kind: "string",
-            description: "memory (default), content, emotion or all" },
+            description: "memory (default), content, diary, emotion or all" },
         QueryParam { name: "include_superseded", kind: "boolean",
             description: "also list superseded memories" },
         QueryParam { name: "offset", kind: "integer", description: "skip this many" },
