@@ -8,9 +8,9 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { consumerDir, importHippo, tempDir } from './helpers.mjs';
+import { NAME, consumerDir, importHippo, tempDir } from './helpers.mjs';
 
-const cli = () => path.join(consumerDir(), 'node_modules', 'hippo', 'node', 'cli.mjs');
+const cli = () => path.join(consumerDir(), 'node_modules', ...NAME.split('/'), 'node', 'cli.mjs');
 const clients = [];
 after(async () => {
   for (const c of clients) await c.close().catch(() => {});
