@@ -841,3 +841,41 @@ fn what_was_said_months_ago_is_still_found_dated_by_its_day() {
         "{got:?}"
     );
 }
+
+#[test]
+fn what_was_said_in_the_period_a_question_names_is_found_without_shared_words() {
+    // "What did I buy 10 days ago?" shares no word with "Which wood suits my new smoker". Before,
+    // the turns of the named period were not candidates (only typed memories and diary days
+    // were), so a turn said then came back only when its words matched the question's.
+    let w = world(None);
+    let colors = [
+        "red", "blue", "green", "white", "black", "grey", "yellow", "pink",
+    ];
+    for day in 0..60 {
+        let at = t("2026-01-05T20:00:00Z").plus_days(day);
+        w.clock.set(at);
+        let color = colors[day as usize % colors.len()];
+        let turn = format!("I want to buy {color} kitchen towels, maybe {day} of them.");
+        say(&w, &format!("d{day}"), &[("user", turn.as_str())]);
+        w.clock.set(at.plus_days(1));
+        dream(&w);
+    }
+    w.clock.set(t("2026-03-15T10:00:00Z"));
+    say(
+        &w,
+        "smoker",
+        &[(
+            "user",
+            "Which wood suits my new smoker better, hickory or cherry?",
+        )],
+    );
+    w.clock.set(t("2026-03-16T03:00:00Z"));
+    dream(&w);
+    w.clock.set(t("2026-03-25T18:00:00Z"));
+    let got = recall(&w, "What kitchen appliance did I buy 10 days ago?");
+    assert!(
+        got.iter()
+            .any(|m| m.source == "conversation_quote" && m.summary.contains("smoker")),
+        "{got:?}"
+    );
+}
