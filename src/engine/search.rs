@@ -18,7 +18,7 @@ use crate::pkg::{PkgValue, MULTI_VALUE_LIMITS};
 use crate::ports::{LexicalQuery, MemoryFilter, VectorFilter, Write, WriteBatch};
 use crate::retrieval::embed_cache::{text_key, TextKey};
 use crate::retrieval::protocol;
-use crate::retrieval::query::{Names, Speaker};
+use crate::retrieval::query::{is_dialogue, Names, Speaker};
 use crate::retrieval::rank::query_terms;
 use crate::retrieval::rank::{self, Candidate, CandidateKind, RankRequest, Ranked};
 use crate::retrieval::select::{select, Selection};
@@ -330,6 +330,7 @@ impl Hippo {
             ranked,
             Selection {
                 floor: r.floor,
+                absolute_floor: !is_dialogue(&r.query),
                 include_archived: r.include_archived,
                 max_results: r.max_results,
             },
