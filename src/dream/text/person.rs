@@ -133,26 +133,23 @@ fn third_person_en(text: &str) -> String {
 /// user" (`singular`: "do" → "does", "am" → "is") or "they" ("am" → "are"); `None` for any
 /// other word.
 fn third_person_auxiliary(word: &str, singular: bool) -> Option<String> {
-    let lower = word.to_ascii_lowercase().replace('’', "'");
+    let lower = word.to_ascii_lowercase();
     let agreed = match (lower.as_str(), singular) {
         ("do", true) => "does",
         ("don't", true) => "doesn't",
         ("have", true) => "has",
-        ("haven't", true) => "hasn't",
         ("am", true) => "is",
         ("am", false) => "are",
         ("was", false) => "were",
-        ("wasn't", false) => "weren't",
-        (
-            aux @ ("do" | "don't" | "have" | "haven't" | "does" | "did" | "didn't" | "can"
-            | "can't" | "could" | "will" | "won't" | "would" | "should" | "shall" | "may"
-            | "might" | "must" | "was" | "wasn't"),
-            _,
-        ) => aux,
+        (w, _)
+            if MODALS.contains(&w)
+                || ["do", "don't", "have", "does", "was", "can't", "won't"].contains(&w) =>
+        {
+            return Some(word.to_string())
+        }
         _ => return None,
     };
-    let upper = word.starts_with(|c: char| c.is_ascii_uppercase());
-    Some(if upper {
+    Some(if word.starts_with(|c: char| c.is_ascii_uppercase()) {
         capitalize_first(agreed)
     } else {
         agreed.to_string()

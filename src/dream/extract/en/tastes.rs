@@ -278,7 +278,7 @@ pub(super) fn likes(s: &str, l: &str, sink: &mut Sink) {
             let mut rest = before;
             let mut negated = false;
             // "I used to love horror movies": a past liking, kept as past.
-            let past = rest.ends_with(" used to") || rest.ends_with(" didn't use to");
+            let past = rest.ends_with(" used to");
             if past {
                 rest = rest.trim_end_matches(" used to").trim_end();
             }

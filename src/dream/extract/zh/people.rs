@@ -49,7 +49,7 @@ const MY_LEADS: &[&str] = &[
 /// The last clause of `before`: what follows its last punctuation mark.
 fn last_clause(before: &str) -> &str {
     before
-        .rsplit(|c: char| "，。！？；,.!?;～~ ".contains(c))
+        .rsplit(['，', ',', '。', '！', '？'])
         .next()
         .unwrap_or(before)
 }
@@ -77,14 +77,6 @@ fn name_before_is_mine(before: &str) -> Option<String> {
         return None;
     }
     let head = &before[..at];
-    let latin: String = head
-        .chars()
-        .rev()
-        .take_while(char::is_ascii_alphabetic)
-        .collect();
-    if latin.len() >= 2 {
-        return Some(latin.chars().rev().collect());
-    }
     let chars: Vec<char> = head
         .chars()
         .rev()
@@ -97,17 +89,16 @@ fn name_before_is_mine(before: &str) -> Option<String> {
 /// "我们班的张伟", "我们公司的小李": a named member of the user's class, dorm or workplace.
 fn group_members(s: &str, out: &mut Vec<Mention>) {
     const GROUPS: &[(&str, &str, Circle)] = &[
-        ("班", "同学", Circle::Friend),
-        ("宿舍", "室友", Circle::Friend),
-        ("寝室", "室友", Circle::Friend),
-        ("公司", "同事", Circle::Other),
-        ("部门", "同事", Circle::Other),
-        ("单位", "同事", Circle::Other),
-        ("组", "同事", Circle::Other),
+        ("我们班的", "同学", Circle::Friend),
+        ("我们宿舍的", "室友", Circle::Friend),
+        ("我们寝室的", "室友", Circle::Friend),
+        ("我们公司的", "同事", Circle::Other),
+        ("我们部门的", "同事", Circle::Other),
+        ("我们单位的", "同事", Circle::Other),
+        ("我们组的", "同事", Circle::Other),
     ];
-    for &(group, title, circle) in GROUPS {
-        let lead = format!("我们{group}的");
-        let Some(i) = s.find(&lead) else { continue };
+    for &(lead, title, circle) in GROUPS {
+        let Some(i) = s.find(lead) else { continue };
         let after = &s[i + lead.len()..];
         if lexicon::ZH_RELATIONS
             .iter()
@@ -139,12 +130,12 @@ fn prefixed_name(n: String) -> String {
 }
 
 /// A person the sentence mentions with their relation to the user.
-pub(super) struct Mention {
-    pub name: Option<String>,
-    pub title: &'static str,
-    pub circle: Circle,
+struct Mention {
+    name: Option<String>,
+    title: &'static str,
+    circle: Circle,
     /// Said as the user's own ("我妈", "我的同学"), not merely opening a clause.
-    pub mine: bool,
+    mine: bool,
 }
 
 /// A named person with their relation: entity, PKG list, and a relationship memory.
@@ -315,7 +306,7 @@ pub(super) fn relations(s: &str, sink: &mut Sink) {
 }
 
 /// The people `s` mentions with their relation to the user, in order.
-pub(super) fn mentions(s: &str) -> Vec<Mention> {
+fn mentions(s: &str) -> Vec<Mention> {
     let mut out = Vec::new();
     group_members(s, &mut out);
     let mut i = 0;
@@ -431,20 +422,6 @@ pub(super) fn profile(s: &str, sink: &mut Sink) {
                     vec![place.into(), verb.into()],
                 );
                 return;
-            }
-        }
-    }
-    // "我学的是计算机", "我的专业是…": what the user studies.
-    for t in ["学的是", "专业是"] {
-        if let Some(i) = s.find(t).filter(|&i| s[..i].contains('我')) {
-            let what = tidy_item(clause(&s[i + t.len()..], STOPS, &[]));
-            if (2..=10).contains(&what.chars().count()) {
-                sink.memory(
-                    Signal::Preference,
-                    MemoryType::Profile,
-                    format!("用户学的是{what}"),
-                    vec![what],
-                );
             }
         }
     }

@@ -241,15 +241,6 @@ pub(super) fn appointment(s: &str, sink: &mut Sink) -> bool {
     if !verb && !said_done && !chore {
         return false;
     }
-    // "我最好的朋友叫婷婷，她下周六生日": 她 is the person just named.
-    let named = mentions(s).into_iter().rev().find_map(|m| m.name);
-    let (core, restated) = match named {
-        Some(n) if core.starts_with(['她', '他']) => (
-            core.replacen(['她', '他'], &n, 1),
-            restated.replacen(['她', '他'], &n, 1),
-        ),
-        _ => (core, restated),
-    };
     let summary = if restated.starts_with(|c: char| c.is_ascii_digit()) {
         dated_subject(&restated)
     } else {
