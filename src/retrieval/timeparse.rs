@@ -244,29 +244,7 @@ fn chinese_number(run: &[u32]) -> Option<u32> {
 }
 
 fn month_of_word(word: &str) -> Option<u32> {
-    const MONTHS: [&str; 12] = [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ];
-    // Abbreviations; "may" and "march" double as verbs, so they never stand alone anyway.
-    const ABBREVIATIONS: [&str; 12] = [
-        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
-    ];
-    let word = if word == "sept" { "sep" } else { word };
-    (1..)
-        .zip(MONTHS.iter().zip(ABBREVIATIONS))
-        .find(|(_, (full, short))| **full == word || *short == word)
-        .map(|(n, _)| n)
+    crate::dream::when::english_month(word)
 }
 
 /// A fixed phrase: CJK characters or English words. Compared token by token without building
@@ -627,30 +605,10 @@ fn match_words(tokens: &[Tok], today: NaiveDate, lookahead: i64) -> Option<(Date
 
 /// An English weekday name ("saturday", "sat").
 fn weekday_of(tok: &Tok) -> Option<chrono::Weekday> {
-    use chrono::Weekday::*;
     let Tok::Word(w) = tok else {
         return None;
     };
-    let day = match w.get(..3)? {
-        "mon" => Mon,
-        "tue" => Tue,
-        "wed" => Wed,
-        "thu" => Thu,
-        "fri" => Fri,
-        "sat" => Sat,
-        "sun" => Sun,
-        _ => return None,
-    };
-    let full = [
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-    ];
-    (w.len() == 3 || full.contains(&w.as_str())).then_some(day)
+    crate::dream::when::english_weekday(w)
 }
 
 /// ", 2023" or "2023" after a day and month.
