@@ -28,11 +28,11 @@ step "cargo build (profile pkg, wasm32)"
 # Panic locations name source files; dependencies' paths start with the machine's cargo home
 # ("/root/.cargo/registry/src/index.crates.io-<hash>/"). Shortened to "crates/", the wasm
 # is the same on every machine and a little smaller.
-CARGO_HOME_DIR="${CARGO_HOME:-$HOME/.cargo}"
-REGISTRY_SRC=$(ls -d "$CARGO_HOME_DIR"/registry/src/*/ 2>/dev/null | head -n 1)
-if [ -n "$REGISTRY_SRC" ]; then
-  export RUSTFLAGS="${RUSTFLAGS:-} --remap-path-prefix=${REGISTRY_SRC%/}=crates"
-fi
+for REGISTRY_SRC in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/; do
+  if [ -d "$REGISTRY_SRC" ]; then
+    export RUSTFLAGS="${RUSTFLAGS:-} --remap-path-prefix=${REGISTRY_SRC%/}=crates"
+  fi
+done
 cargo build -p hippo-wasm --lib --profile pkg --target wasm32-unknown-unknown
 
 rm -rf "$DIST"
