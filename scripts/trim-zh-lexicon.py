@@ -18,8 +18,8 @@ wasm build: neither fits the npm budget (docs/BENCHMARKS.md). Trimmed:
   - plus EVERYDAY words of conversation that jieba's news-text frequencies rank too low
     (下周, 住院, 怀孕, 吵架, …), listed below;
   - in jieba's frequency order (the segmenter derives each word's weight from its rank).
-Each line is a word, with `/t` (time word), `/s` (place) or `/v` (verb) when jieba tags it
-so. Usage: scripts/trim-zh-lexicon.py. The dictionary is looked up in
+Each line is a word, with `/t` (time word), `/s` (place), `/v` (verb) or `/f` (function word
+or adjective) when jieba tags it so. Usage: scripts/trim-zh-lexicon.py. The dictionary is looked up in
 $JIEBA_DICT, else in cargo's registry (`cargo info jieba-rs@0.11.0` downloads it there).
 """
 import glob
@@ -44,6 +44,8 @@ EVERYDAY = """
 """.split()
 SKIP = {"nr", "nrt", "nrfg", "x", "i", "l", "j", "nz", "zg"}
 TAGS = {"t": "t", "tg": "t", "ns": "s", "v": "v", "vn": "v", "vd": "v", "vi": "v"}
+# Function words and adjectives (非常, 一下, 其他, 重要): never what a conversation was about.
+TAGS.update({tag: "f" for tag in ("d", "ad", "c", "p", "r", "u", "f", "m", "q", "mq", "a")})
 OUT = os.path.join(os.path.dirname(__file__), "..", "src", "dream", "text", "zh_lexicon.txt")
 
 

@@ -296,10 +296,10 @@ fn topic_of(sentence: &str, lang: Lang) -> Option<String> {
     }
 }
 
-/// Frequent words that say nothing about a day.
+/// Frequent words that say nothing about a day (function words are known as such to the
+/// segmenter's word list: these are the others).
 const TOPIC_STOP_ZH: &[&str] = &[
-    "什么", "怎么", "这个", "那个", "时候", "现在", "今天", "真的", "觉得", "知道", "一个", "可以",
-    "没有", "还是", "就是", "自己", "我们", "你们", "他们", "已经", "因为", "所以", "但是", "这样",
+    "时候", "现在", "真的", "知道", "没有", "还是", "就是", "东西", "事情",
 ];
 
 /// The user's strongest feeling of the day, and what they were talking about then.
@@ -582,6 +582,22 @@ mod tests {
         let short = summarize_day(&turns, None, 40);
         assert!(short.chars().count() <= 40, "{short}");
         assert!(short.contains("花生"), "{short}");
+    }
+
+    #[test]
+    fn a_chinese_diary_names_what_was_talked_about_not_function_words() {
+        // Before the word list knew function words, this day was "聊了非常和一直".
+        let turns = [
+            user("最近一直在和朋友们一起踢足球，非常过瘾！"),
+            user("其他的同学也来了，我们玩了一下午。"),
+        ];
+        let line = summarize_day(&turns, None, 200);
+        assert!(line.starts_with("今天和TA聊了"), "{line}");
+        let talked = line.split('。').next().unwrap_or_default();
+        for filler in ["非常", "一直", "一起", "其他", "一下"] {
+            assert!(!talked.contains(filler), "{filler} as a topic: {line}");
+        }
+        assert!(talked.contains("朋友"), "{line}");
     }
 
     #[test]

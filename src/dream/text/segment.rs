@@ -21,6 +21,8 @@ pub enum WordClass {
     Place,
     /// 喜欢, 结婚, 住院.
     Verb,
+    /// 非常, 一下, 其他, 重要: function words and adjectives, never what a conversation was about.
+    Function,
     /// Any other dictionary word.
     Other,
     /// A character (or Latin word, number, symbol) no dictionary word covers.
@@ -66,6 +68,7 @@ fn lexicon() -> &'static Lexicon {
                 Some((w, "t")) => (w, WordClass::Time),
                 Some((w, "s")) => (w, WordClass::Place),
                 Some((w, "v")) => (w, WordClass::Verb),
+                Some((w, "f")) => (w, WordClass::Function),
                 Some((w, _)) => (w, WordClass::Other),
                 None => (line, WordClass::Other),
             };
@@ -197,5 +200,7 @@ mod tests {
         assert_eq!(find("北京").start, "我下周去".len());
         assert_eq!(class_of("喜欢"), Some(WordClass::Verb));
         assert_eq!(class_of("小红"), None);
+        assert_eq!(class_of("非常"), Some(WordClass::Function));
+        assert_eq!(class_of("同学"), Some(WordClass::Other));
     }
 }
