@@ -360,3 +360,34 @@ fn english_ages_past_likings_and_every_fact_of_a_sentence() {
     memory(&x, "Lyon");
     memory(&x, "Paris");
 }
+
+#[test]
+fn a_feeling_of_today_is_the_day_not_an_appointment() {
+    // Was an `Important Appointments` item "今天 非常开心" and a project memory.
+    let e = extract(
+        &[user("我今天非常开心，一直在和朋友们一起踢足球！")],
+        today(),
+    );
+    assert!(
+        e.pkg_updates
+            .iter()
+            .all(|u| u.key != "Important Appointments"),
+        "{:?}",
+        e.pkg_updates
+    );
+    let m = e
+        .memories
+        .iter()
+        .find(|m| m.summary.contains("踢足球"))
+        .expect("the day is remembered");
+    assert_eq!(m.memory_type, MemoryType::History, "{m:?}");
+    // A plan for today with a feeling about it is still a plan.
+    let plan = extract(&[user("今天晚上要去看演唱会，好开心！")], today());
+    assert!(
+        plan.memories
+            .iter()
+            .any(|m| m.memory_type == MemoryType::Project),
+        "{:?}",
+        plan.memories
+    );
+}

@@ -220,12 +220,17 @@ pub(super) fn appointment(s: &str, sink: &mut Sink) -> bool {
     // Done today: the date's clause says so ("今天被老板骂了"; tidying drops a final 了 from
     // `core`), unless it is still ahead ("今天要交报告了").
     let date_clause = clause(&bare_said, STOPS, &[]);
-    let said_as_done = DONE
+    let ahead_cue = ["要", "得", "准备", "打算", "会", "将"]
+        .iter()
+        .any(|f| date_clause.contains(f));
+    // Said as done, or a feeling of today ("我今天非常开心，一直在踢球"): what the day is,
+    // not a plan for it.
+    let feeling_today = w.date == sink.day && crate::dream::emotion::detect(date_clause).is_some();
+    let said_as_done = (DONE
         .iter()
         .any(|d| date_clause.contains(d) || core.contains(d))
-        && !["要", "得", "准备", "打算", "会", "将"]
-            .iter()
-            .any(|f| date_clause.contains(f));
+        || feeling_today)
+        && !ahead_cue;
     // A span ("今年…五岁了") dates no single event.
     let done = last_day < sink.day || (w.end.is_none() && w.date <= sink.day && said_as_done);
     // A finished event needs no cue word ("今天被老板骂了"); a plan does.
