@@ -154,6 +154,9 @@ export interface NpcList {
 export interface PkgView {
   npcid: string;
   pkg: Pkg;
+  /** Field → ids of the turns a dream drew its current value from; only fields with links,
+   * absent when none has any. */
+  source_turns?: Record<string, string[]>;
 }
 
 export interface PkgUpdate {
@@ -174,6 +177,8 @@ export interface Entity {
   alias: string[];
   title: string[];
   remark: string;
+  /** Ids of the turns a dream drew the entity from (at most 64); absent when none. */
+  source_turns?: string[];
 }
 
 export interface RelationshipView {
@@ -513,6 +518,8 @@ export interface NpcExport {
   version: number;
   npc: NpcView & { next_entity_seq: number; watermark: number; version?: number };
   pkg: Pkg;
+  /** The PKG fields' source links, as in `PkgView.source_turns`. */
+  pkg_source_turns?: Record<string, string[]>;
   relationship: Record<string, Entity>;
   diary: { prior: string; dailies: DiaryEntry[] };
   turns: Turn[];

@@ -11,7 +11,7 @@ use crate::diary::DiaryEntry;
 pub use crate::memory::MemoryPatch;
 use crate::memory::{Memory, MemoryInput};
 use crate::npc::NpcSettings;
-use crate::pkg::{Pkg, PkgUpdate};
+use crate::pkg::{Pkg, PkgSources, PkgUpdate};
 use crate::relationship::{Entity, EntityOp};
 use crate::sensitive::Category;
 use crate::time::Timestamp;
@@ -90,6 +90,10 @@ pub struct NpcList {
 pub struct PkgView {
     pub npcid: String,
     pub pkg: Pkg,
+    /// Field → the ids of the turns a dream drew its current value from (docs/LIFECYCLE.md,
+    /// "Source links"); fields without links are absent, and so is an empty map.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub source_turns: PkgSources,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -489,6 +493,10 @@ pub struct NpcExport {
     pub version: u32,
     pub npc: crate::npc::Npc,
     pub pkg: Pkg,
+    /// The PKG fields' links (see [`PkgView::source_turns`]); absent when none has any, and
+    /// in documents of builds before the links.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub pkg_source_turns: PkgSources,
     pub relationship: IndexMap<String, Entity>,
     pub diary: crate::diary::Diary,
     pub turns: Vec<Turn>,

@@ -528,6 +528,42 @@ fn export_delete_import_round_trip_is_lossless() {
 }
 
 #[test]
+fn export_and_import_keep_the_source_links_of_pkg_fields_and_people() {
+    let w = world();
+    npc(&w, "links", json!({}));
+    run(w.hippo.append_conversation(
+        "links",
+        json(json!({"session_id": "s", "turns": [
+            {"role": "user", "content": "我最近喜欢上了游泳。"},
+            {"role": "user", "content": "我的同学小红明天过生日。"}
+        ]})),
+    ))
+    .unwrap();
+    assert_eq!(run(w.hippo.dream("links", false)).unwrap().error, None);
+    let before = run(w.hippo.export_npc("links")).unwrap();
+    assert!(
+        before.pkg_source_turns.contains_key("Hobbies"),
+        "{:?}",
+        before.pkg_source_turns
+    );
+    assert!(!before.relationship["entity_001"].source_turns.is_empty());
+    let doc: NpcExport = serde_json::from_str(&serde_json::to_string(&before).unwrap()).unwrap();
+    run(w.hippo.import_npc("copy", doc)).unwrap();
+    let copy = run(w.hippo.export_npc("copy")).unwrap();
+    assert_eq!(copy.pkg_source_turns, before.pkg_source_turns);
+    assert_eq!(copy.relationship, before.relationship);
+    assert_eq!(
+        run(w.hippo.get_pkg("copy")).unwrap().source_turns,
+        before.pkg_source_turns
+    );
+    // A document from a build before the links still imports (no links).
+    let mut old = serde_json::to_value(&before).unwrap();
+    old.as_object_mut().unwrap().remove("pkg_source_turns");
+    run(w.hippo.import_npc("old", json(old))).unwrap();
+    assert!(run(w.hippo.get_pkg("old")).unwrap().source_turns.is_empty());
+}
+
+#[test]
 fn a_database_refuses_a_different_embedder() {
     let w = world();
     npc(&w, "emb", json!({}));
@@ -721,6 +757,11 @@ fn import_checks_every_record_and_keeps_tokens() {
         ("id", json!({"id": ".."})),
         ("source", json!({"source": "s".repeat(65)})),
         ("superseded_by", json!({"superseded_by": "a b"})),
+        (
+            "source_turns",
+            json!({"source_turns": (0..65).map(|i| format!("turn_{i}")).collect::<Vec<_>>()}),
+        ),
+        ("source_turns", json!({"source_turns": ["a b"]})),
     ];
     for (field, patch) in bad_docs {
         let mut doc = good_json.clone();
@@ -747,6 +788,14 @@ fn import_checks_every_record_and_keeps_tokens() {
         (
             "relationship",
             json!({"relationship": {"entity_001": {"name": " "}}}),
+        ),
+        (
+            "relationship",
+            json!({"relationship": {"entity_001": {"name": "A", "source_turns": ["t", "t"]}}}),
+        ),
+        (
+            "pkg_source_turns",
+            json!({"pkg_source_turns": {"Nickname": ["turn_1"]}}),
         ),
         (
             "diary",

@@ -406,7 +406,8 @@ impl Hippo {
                 c.source = source.to_string();
                 c
             };
-        for (key, value) in store.pkg(npcid).await? {
+        for field in store.pkg(npcid).await? {
+            let (key, value) = (field.key, field.value);
             if let Some(text) = pkg_text(&key, &value) {
                 let multi = MULTI_VALUE_LIMITS.iter().any(|(k, _)| *k == key);
                 let keywords = if multi { vec![key.clone()] } else { Vec::new() };
@@ -421,6 +422,7 @@ impl Hippo {
                 // An "Address" or "ID Number" field is sensitive whatever its value says.
                 c.sensitive_category = sensitive::key_category(&key);
                 c.sensitive = c.sensitive_category.is_some();
+                c.source_turns = field.source_turns;
                 out.push(c);
             }
         }
@@ -428,14 +430,16 @@ impl Hippo {
             let text = entity_text(&e);
             let mut keywords = e.alias.clone();
             keywords.extend(e.title.iter().cloned());
-            out.push(structured(
+            let mut c = structured(
                 format!("rel:{id}"),
                 CandidateKind::Relationship,
                 MemoryType::Relationship,
                 text,
                 keywords,
                 "relationship",
-            ));
+            );
+            c.source_turns = e.source_turns;
+            out.push(c);
         }
         let (_, dailies) = store.diary(npcid).await?;
         for d in dailies {

@@ -10,7 +10,7 @@ use crate::error::PortError;
 use crate::memory::strength::boosted_importance;
 use crate::memory::Memory;
 use crate::npc::Npc;
-use crate::pkg::PkgValue;
+use crate::pkg::{PkgField, PkgValue};
 use crate::ports::*;
 use crate::relationship::Entity;
 use crate::retrieval::lexical::LexicalIndex;
@@ -26,6 +26,9 @@ use std::collections::BTreeMap;
 struct NpcData {
     npc: Option<Npc>,
     pkg: IndexMap<String, PkgValue>,
+    /// Links of the PKG fields that have any (key → turn ids); absent from older snapshots.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pkg_sources: BTreeMap<String, Vec<String>>,
     entities: BTreeMap<String, Entity>,
     prior: String,
     /// date → summary; BTreeMap keeps them oldest first.
@@ -200,7 +203,16 @@ fn apply(state: &mut State, npcid: &str, write: Write) {
             npc.npcid = npcid.to_string();
             data.npc = Some(npc);
         }
-        Write::SetPkgField { key, value } => {
+        Write::SetPkgField {
+            key,
+            value,
+            source_turns,
+        } => {
+            if source_turns.is_empty() {
+                data.pkg_sources.remove(&key);
+            } else {
+                data.pkg_sources.insert(key.clone(), source_turns);
+            }
             data.pkg.insert(key, value);
         }
         Write::PutEntity { id, entity } => {
@@ -280,10 +292,17 @@ impl Store for MemoryStore {
             .collect())
     }
 
-    async fn pkg(&self, npcid: &str) -> PortResult<Vec<(String, PkgValue)>> {
+    async fn pkg(&self, npcid: &str) -> PortResult<Vec<PkgField>> {
         Ok(self
             .read(npcid, |d| {
-                d.pkg.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+                d.pkg
+                    .iter()
+                    .map(|(k, v)| PkgField {
+                        key: k.clone(),
+                        value: v.clone(),
+                        source_turns: d.pkg_sources.get(k).cloned().unwrap_or_default(),
+                    })
+                    .collect()
             })
             .unwrap_or_default())
     }

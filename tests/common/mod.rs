@@ -148,7 +148,7 @@ macro_rules! delegate {
 delegate! {
         async fn npc(&self, npcid: &str) -> PortResult<Option<hippo::npc::Npc>>;
         async fn list_npcs(&self, after: Option<&str>, limit: usize) -> PortResult<Vec<hippo::npc::Npc>>;
-        async fn pkg(&self, npcid: &str) -> PortResult<Vec<(String, hippo::pkg::PkgValue)>>;
+        async fn pkg(&self, npcid: &str) -> PortResult<Vec<hippo::pkg::PkgField>>;
         async fn entities(&self, npcid: &str) -> PortResult<Vec<(String, hippo::relationship::Entity)>>;
         async fn diary(&self, npcid: &str) -> PortResult<(String, Vec<hippo::diary::DiaryEntry>)>;
         async fn turns(&self, npcid: &str, after_seq: u64, limit: usize) -> PortResult<Vec<hippo::conversation::Turn>>;

@@ -92,8 +92,17 @@ test("dream with an OpenAI-compatible LLM mocked at outbound fetch", async () =>
     assert.match(extraction.body.messages.at(-1).content, /以后叫我阿澈吧/, "the prompt carries the conversation");
     const rel = await w.json("GET", "/api/relationship/llm-dreamer");
     assert.equal(rel.relationship.entity_001.name, "小红");
-    const pkg = (await w.json("GET", "/api/pkg/llm-dreamer")).pkg;
-    assert.deepEqual(pkg.Hobbies, ["爬山"]);
+    // Nobody in the talk named 小红: no turn is credited, whatever the model said.
+    assert.equal(rel.relationship.entity_001.source_turns, undefined);
+    const view = await w.json("GET", "/api/pkg/llm-dreamer");
+    assert.deepEqual(view.pkg.Hobbies, ["爬山"]);
+    // Each field links to the user turn that stated it (stored in D1, read back).
+    const { turns } = await w.json("GET", "/api/conversation/llm-dreamer");
+    const said = (text) => turns.find((t) => t.content === text).id;
+    assert.deepEqual(view.source_turns, {
+      Nickname: [said("以后叫我阿澈吧")],
+      Hobbies: [said("我喜欢爬山，周末经常去")],
+    });
     const diary = await w.json("GET", "/api/diary/llm-dreamer");
     assert.equal(diary.dailies[0].summary, "今天阿澈告诉我他喜欢爬山，还对花生过敏。");
   } finally {

@@ -20,7 +20,7 @@ use hippo::conversation::Turn;
 use hippo::diary::DiaryEntry;
 use hippo::memory::Memory;
 use hippo::npc::Npc;
-use hippo::pkg::PkgValue;
+use hippo::pkg::PkgField;
 use hippo::ports::*;
 use hippo::relationship::Entity;
 use hippo::store::MemoryStore;
@@ -242,7 +242,7 @@ impl Store for D1Store {
             .collect()
     }
 
-    async fn pkg(&self, npcid: &str) -> PortResult<Vec<(String, PkgValue)>> {
+    async fn pkg(&self, npcid: &str) -> PortResult<Vec<PkgField>> {
         self.read_ahead
             .profile(&self.db, npcid, |p| p.pkg.clone())
             .await
