@@ -4,3 +4,6 @@
 -- through the API keep a list field's links and clear a replaced single value's.
 ALTER TABLE pkg_fields ADD COLUMN source_turns TEXT NOT NULL DEFAULT '[]';
 ALTER TABLE entities ADD COLUMN source_turns TEXT NOT NULL DEFAULT '[]';
+
+-- A search with `include_sources` reads the turns an answer's items link to, by id.
+CREATE INDEX turns_npc_id ON turns (npcid, id);

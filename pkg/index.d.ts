@@ -466,6 +466,8 @@ export interface SearchRequest {
   include_archived?: boolean;
   /** Adds each hit's signal contributions. */
   debug?: boolean;
+  /** Adds to each hit `sources`: the conversation turns it came from. */
+  include_sources?: boolean;
 }
 
 export interface SearchHit {
@@ -480,6 +482,17 @@ export interface SearchHit {
   sensitive: boolean;
   sensitive_category?: SensitiveCategory;
   signals?: Record<string, number>;
+  /** Only with `include_sources`: the hit's first 5 source turns still kept, as kept (no
+   * sensitive sentence; without `include_sensitive`, no quote marked or detected sensitive). */
+  sources?: SourceTurn[];
+}
+
+/** A conversation turn a hit came from, as the dream kept it. */
+export interface SourceTurn {
+  turn_id: string;
+  role: 'user' | 'assistant' | 'summary';
+  ts: Timestamp;
+  text: string;
 }
 
 export interface SearchResponse {

@@ -355,6 +355,9 @@ pub struct SearchRequest {
     pub include_archived: bool,
     #[serde(default)]
     pub debug: bool,
+    /// Add to each item the conversation turns it came from ([`SearchHit::sources`]).
+    #[serde(default)]
+    pub include_sources: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -379,6 +382,21 @@ pub struct SearchHit {
     pub sensitive_category: Option<Category>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signals: Option<IndexMap<String, f64>>,
+    /// Only with `include_sources`: the turns the item came from, as the dream kept them
+    /// (docs/LIFECYCLE.md, "Source links"); empty when none is kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sources: Option<Vec<SourceTurn>>,
+}
+
+/// A turn an item came from: what was said, as the dream kept it (without the sentences the
+/// sensitivity detector flags), who said it and when.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SourceTurn {
+    pub turn_id: String,
+    /// `user`, `assistant`, or `summary` (a session summary).
+    pub role: String,
+    pub ts: Timestamp,
+    pub text: String,
 }
 
 /// `POST /memory_retrieval` (SPEC §3.4). Unknown fields are ignored.

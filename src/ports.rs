@@ -256,6 +256,8 @@ pub trait Store {
     async fn diary(&self, npcid: &str) -> PortResult<(String, Vec<DiaryEntry>)>;
     /// Log entries with `seq > after_seq`, in `seq` order, at most `limit`.
     async fn turns(&self, npcid: &str, after_seq: u64, limit: usize) -> PortResult<Vec<Turn>>;
+    /// The NPC's log entries with these ids, in `seq` order; unknown ids are skipped.
+    async fn turns_by_id(&self, npcid: &str, ids: &[String]) -> PortResult<Vec<Turn>>;
     /// Appends log entries to an existing NPC as one atomic write that needs no version:
     /// each entry gets the next `seq` of the log (1, 2, … with no gaps; the `seq` given is
     /// ignored), in order, unless an entry with the same `(session_id, turn_index)` is stored

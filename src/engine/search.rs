@@ -119,7 +119,12 @@ impl Hippo {
             reinforce: true,
         };
         let (ranked, _) = self.ranked(npcid, &retrieval).await?;
-        Ok(protocol::render_search(&ranked))
+        let sources = if req.include_sources {
+            Some(self.sources(npcid, &ranked, req.include_sensitive).await?)
+        } else {
+            None
+        };
+        Ok(protocol::render_search(&ranked, sources))
     }
 
     /// memory_retrieval (SPEC §3.4): never sensitive or archived memories, small answers.
@@ -515,7 +520,7 @@ fn memory_candidate(m: Memory, sim: Option<f32>, now: Timestamp, hippo: &Hippo) 
 }
 
 /// The speaker label of a stored turn ([`crate::dream::pipeline::chunk_text`]) and the words.
-fn split_speaker(summary: &str) -> (Option<Speaker>, &str) {
+pub(super) fn split_speaker(summary: &str) -> (Option<Speaker>, &str) {
     for (label, speaker) in [
         ("User: ", Some(Speaker::User)),
         ("Assistant: ", Some(Speaker::Character)),

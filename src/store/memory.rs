@@ -343,6 +343,19 @@ impl Store for MemoryStore {
             .unwrap_or_default())
     }
 
+    async fn turns_by_id(&self, npcid: &str, ids: &[String]) -> PortResult<Vec<Turn>> {
+        let wanted: std::collections::HashSet<&str> = ids.iter().map(String::as_str).collect();
+        Ok(self
+            .read(npcid, |d| {
+                d.turns
+                    .iter()
+                    .filter(|t| wanted.contains(t.id.as_str()))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
     async fn append_turns(&self, npcid: &str, turns: Vec<Turn>) -> PortResult<Appended> {
         let mut state = self.state.borrow_mut();
         let Some(data) = state.npcs.get_mut(npcid).filter(|d| d.npc.is_some()) else {

@@ -152,6 +152,7 @@ delegate! {
         async fn entities(&self, npcid: &str) -> PortResult<Vec<(String, hippo::relationship::Entity)>>;
         async fn diary(&self, npcid: &str) -> PortResult<(String, Vec<hippo::diary::DiaryEntry>)>;
         async fn turns(&self, npcid: &str, after_seq: u64, limit: usize) -> PortResult<Vec<hippo::conversation::Turn>>;
+        async fn turns_by_id(&self, npcid: &str, ids: &[String]) -> PortResult<Vec<hippo::conversation::Turn>>;
         async fn append_turns(&self, npcid: &str, turns: Vec<hippo::conversation::Turn>) -> PortResult<Appended>;
         async fn last_seq(&self, npcid: &str) -> PortResult<u64>;
         async fn memories(&self, npcid: &str, filter: &MemoryFilter) -> PortResult<Vec<hippo::memory::Memory>>;

@@ -44,6 +44,31 @@ test("dream with the built-in engines: dry run writes nothing, then a real dream
     assert.equal((await w.json("GET", "/api/conversation/dreamer")).watermark, 4);
     const search = await w.json("POST", "/api/memories/dreamer/search", { query: "what is the user allergic to" });
     assert.match(search.memories[0].summary, /peanut/i);
+    assert.equal(search.memories[0].sources, undefined, "sources only when asked");
+    // Asked: the fact with the turn it came from, read back from D1 as the dream kept it.
+    const sourced = await w.json("POST", "/api/memories/dreamer/search", {
+      query: "what is the user allergic to",
+      include_sources: true,
+    });
+    const fact = sourced.memories.find((m) => /peanut/i.test(m.summary) && m.source !== "conversation_quote");
+    const { turns } = await w.json("GET", "/api/conversation/dreamer");
+    const stated = turns.find((t) => t.content.startsWith("I am allergic to peanuts"));
+    assert.deepEqual(fact.sources, [
+      { turn_id: stated.id, role: "user", ts: stated.ts, text: "I am allergic to peanuts, please remember that" },
+    ]);
+    for (const m of sourced.memories) assert.ok(Array.isArray(m.sources), JSON.stringify(m));
+    // memory_retrieval's wire format stays as the protocol fixes it.
+    const { token } = await w.json("POST", "/api/npc/dreamer/tokens", {});
+    const res = await w.call("/memory_retrieval", {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ query: "what is the user allergic to", include_sources: true }),
+    });
+    const answer = await res.json();
+    assert.ok(answer.memories.length > 0);
+    for (const m of answer.memories) {
+      assert.deepEqual(Object.keys(m).sort(), ["confidence", "id", "source", "summary", "type", "updated_at"]);
+    }
 
     const again = await w.json("POST", "/api/dream/dreamer");
     assert.deepEqual(again.report, { skipped: true, diary: null, extractions: null, cleanup: null, error: null });

@@ -39,6 +39,9 @@ impl Store for PersistentStore {
     async fn turns(&self, npcid: &str, after_seq: u64, limit: usize) -> PortResult<Vec<Turn>> {
         self.0.store()?.turns(npcid, after_seq, limit).await
     }
+    async fn turns_by_id(&self, npcid: &str, ids: &[String]) -> PortResult<Vec<Turn>> {
+        self.0.store()?.turns_by_id(npcid, ids).await
+    }
     async fn append_turns(&self, npcid: &str, turns: Vec<Turn>) -> PortResult<Appended> {
         // Kept for the record: the entries the store takes are the ones it gives a seq.
         let offered = self.0.logging().then(|| turns.clone());

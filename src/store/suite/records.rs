@@ -286,5 +286,29 @@ pub(super) async fn restored_turns_keep_their_seq(store: &dyn Store, p: &str) ->
         "after/limit wrong"
     );
     check!(port!(store.last_seq(&id)) == 3, "last_seq wrong");
+    // By id: in seq order, unknown ids skipped, never another NPC's entry of the same id;
+    // more ids than one statement binds.
+    let other = format!("{p}turns-other");
+    create(store, &other).await?;
+    write(
+        store,
+        &other,
+        vec![Write::PutTurn {
+            turn: turn(1, None, None, "another NPC's"),
+        }],
+    )
+    .await?;
+    let mut ids: Vec<String> = (100..250).map(|i| format!("turn_{i}")).collect();
+    ids.extend(["turn_3".to_string(), "turn_1".to_string()]);
+    let found = port!(store.turns_by_id(&id, &ids));
+    let got: Vec<(u64, &str)> = found.iter().map(|t| (t.seq, t.content.as_str())).collect();
+    check!(
+        got == [(1, "你好"), (3, "no session")],
+        "turns_by_id {got:?}"
+    );
+    check!(
+        port!(store.turns_by_id(&id, &[])).is_empty(),
+        "no ids, no turns"
+    );
     Ok(())
 }

@@ -279,6 +279,31 @@ impl Store for D1Store {
         .collect()
     }
 
+    async fn turns_by_id(&self, npcid: &str, ids: &[String]) -> PortResult<Vec<Turn>> {
+        let mut statements = Vec::new();
+        for chunk in ids.chunks(MAX_PARAMS - 1) {
+            let sql = format!(
+                "SELECT {TURN_COLUMNS} FROM turns WHERE npcid = ?1 AND id IN ({}) ORDER BY seq",
+                placeholders(2, chunk.len())
+            );
+            let mut params = vec![text(npcid)];
+            params.extend(chunk.iter().map(|id| text(id)));
+            statements.push(statement(&self.db, &sql, &params)?);
+        }
+        if statements.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut turns = Vec::new();
+        for result in self.batch(statements).await? {
+            for row in result.results::<TurnRow>().map_err(backend)? {
+                turns.push(row.into_turn()?);
+            }
+        }
+        // Chunks are each in order; together they may not be.
+        turns.sort_by_key(|t| t.seq);
+        Ok(turns)
+    }
+
     async fn append_turns(&self, npcid: &str, turns: Vec<Turn>) -> PortResult<Appended> {
         let results = self.batch(writes::append(&self.db, npcid, &turns)?).await?;
         // Results: the precondition, one INSERT … RETURNING per entry, the log's end.
