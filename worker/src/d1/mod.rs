@@ -163,6 +163,27 @@ impl D1Store {
         Ok(results)
     }
 
+    /// `select` (`SELECT … FROM table`) of the NPC's rows with these ids, as statements of
+    /// at most [`MAX_PARAMS`] parameters each (none for no ids).
+    fn by_id_statements(
+        &self,
+        select: &str,
+        npcid: &str,
+        ids: &[String],
+    ) -> PortResult<Vec<worker::D1PreparedStatement>> {
+        ids.chunks(MAX_PARAMS - 1)
+            .map(|chunk| {
+                let sql = format!(
+                    "{select} WHERE npcid = ?1 AND id IN ({})",
+                    placeholders(2, chunk.len())
+                );
+                let mut params = vec![text(npcid)];
+                params.extend(chunk.iter().map(|id| text(id)));
+                statement(&self.db, &sql, &params)
+            })
+            .collect()
+    }
+
     async fn run(&self, sql: &str, params: &[JsValue]) -> PortResult<()> {
         statement(&self.db, sql, params)?
             .run()
@@ -280,16 +301,8 @@ impl Store for D1Store {
     }
 
     async fn turns_by_id(&self, npcid: &str, ids: &[String]) -> PortResult<Vec<Turn>> {
-        let mut statements = Vec::new();
-        for chunk in ids.chunks(MAX_PARAMS - 1) {
-            let sql = format!(
-                "SELECT {TURN_COLUMNS} FROM turns WHERE npcid = ?1 AND id IN ({}) ORDER BY seq",
-                placeholders(2, chunk.len())
-            );
-            let mut params = vec![text(npcid)];
-            params.extend(chunk.iter().map(|id| text(id)));
-            statements.push(statement(&self.db, &sql, &params)?);
-        }
+        let select = format!("SELECT {TURN_COLUMNS} FROM turns");
+        let statements = self.by_id_statements(&select, npcid, ids)?;
         if statements.is_empty() {
             return Ok(Vec::new());
         }
@@ -299,7 +312,7 @@ impl Store for D1Store {
                 turns.push(row.into_turn()?);
             }
         }
-        // Chunks are each in order; together they may not be.
+        // Rows come in no particular order.
         turns.sort_by_key(|t| t.seq);
         Ok(turns)
     }
@@ -376,16 +389,8 @@ impl Store for D1Store {
         if let Some(view) = self.memory_view(npcid).await? {
             return view.memories_by_id(npcid, ids).await;
         }
-        let mut statements = Vec::new();
-        for chunk in ids.chunks(MAX_PARAMS - 1) {
-            let sql = format!(
-                "SELECT {MEMORY_JSON} FROM memories WHERE npcid = ?1 AND id IN ({})",
-                placeholders(2, chunk.len())
-            );
-            let mut params = vec![text(npcid)];
-            params.extend(chunk.iter().map(|id| text(id)));
-            statements.push(statement(&self.db, &sql, &params)?);
-        }
+        let select = format!("SELECT {MEMORY_JSON} FROM memories");
+        let statements = self.by_id_statements(&select, npcid, ids)?;
         if statements.is_empty() {
             return Ok(Vec::new());
         }
