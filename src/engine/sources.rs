@@ -12,7 +12,6 @@ use crate::error::Result;
 use crate::retrieval::protocol::truncate_summary;
 use crate::retrieval::rank::Ranked;
 use crate::sensitive;
-use std::collections::HashMap;
 
 /// Source turns one item lists at most: its first links (a diary day links to up to 64
 /// turns; the admin listing of the record shows them all).
@@ -28,56 +27,51 @@ impl Hippo {
         ranked: &[Ranked],
         include_sensitive: bool,
     ) -> Result<Vec<Vec<SourceTurn>>> {
-        let links = |r: &Ranked| -> Vec<String> {
-            let ids = &r.candidate.source_turns;
-            ids.iter().take(MAX_SOURCES_PER_ITEM).cloned().collect()
-        };
+        fn links(r: &Ranked) -> impl Iterator<Item = &String> {
+            r.candidate.source_turns.iter().take(MAX_SOURCES_PER_ITEM)
+        }
         let mut wanted: Vec<String> = Vec::new();
         for id in ranked.iter().flat_map(links) {
-            if !wanted.contains(&id) {
-                wanted.push(id);
+            if !wanted.contains(id) {
+                wanted.push(id.clone());
             }
         }
-        let quotes = if wanted.is_empty() {
-            HashMap::new()
-        } else {
-            self.quotes(npcid, &wanted, include_sensitive).await?
-        };
+        // Small lists (at most 50 items of 5 links): searched in place, no map type of their
+        // own in the wasm builds.
+        let quotes = self.quotes(npcid, &wanted, include_sensitive).await?;
         Ok(ranked
             .iter()
             .map(|r| {
                 links(r)
-                    .iter()
-                    .filter_map(|id| quotes.get(id).cloned())
+                    .filter_map(|id| quotes.iter().find(|q| &q.turn_id == id).cloned())
                     .collect()
             })
             .collect())
     }
 
-    /// Turn id → the kept quote of that turn, for the turns of `ids` that have one.
+    /// The kept quotes of the turns of `ids` that have one.
     async fn quotes(
         &self,
         npcid: &str,
         ids: &[String],
         include_sensitive: bool,
-    ) -> Result<HashMap<String, SourceTurn>> {
+    ) -> Result<Vec<SourceTurn>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
         let store = &self.ports.store;
         let turns = store.turns_by_id(npcid, ids).await?;
         let record_ids: Vec<String> = turns
             .iter()
             .map(|t| content_record_id(npcid, t.seq))
             .collect();
-        let mut records: HashMap<String, crate::memory::Memory> = store
-            .memories_by_id(npcid, &record_ids)
-            .await?
-            .into_iter()
-            .map(|m| (m.id.clone(), m))
-            .collect();
+        let records = store.memories_by_id(npcid, &record_ids).await?;
         let now = self.now();
-        let mut out = HashMap::new();
+        let mut out = Vec::new();
         for (turn, record_id) in turns.into_iter().zip(record_ids) {
-            let Some(record) = records.remove(&record_id) else {
-                continue; // nothing of the turn was kept (a secret only), or it expired
+            // Nothing of the turn was kept (a secret only), or it expired or was deleted.
+            let Some(record) = records.iter().find(|m| m.id == record_id) else {
+                continue;
             };
             // The record of this very turn, still live.
             if record.source_turns != [turn.id.clone()] || record.is_expired(now) {
@@ -87,13 +81,12 @@ impl Hippo {
             if !include_sensitive && (record.sensitive || sensitive::category_of(text).is_some()) {
                 continue;
             }
-            let source = SourceTurn {
-                turn_id: turn.id.clone(),
+            out.push(SourceTurn {
                 role: role(&turn).to_string(),
                 ts: turn.ts,
                 text: truncate_summary(text),
-            };
-            out.insert(turn.id, source);
+                turn_id: turn.id,
+            });
         }
         Ok(out)
     }

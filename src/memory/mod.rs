@@ -175,8 +175,12 @@ pub fn check_source_turns(ids: &[String], what: &str) -> crate::error::Result<()
     if !ids.iter().all(|id| crate::ids::is_path_safe_id(id)) {
         return bad("must hold turn ids of 1-64 characters of A-Z a-z 0-9 _ . : -");
     }
-    let distinct: std::collections::HashSet<&String> = ids.iter().collect();
-    if distinct.len() != ids.len() {
+    // At most 64: pairwise, without a set type of its own in the wasm builds.
+    let repeats = ids
+        .iter()
+        .enumerate()
+        .any(|(i, id)| ids.iter().take(i).any(|earlier| earlier == id));
+    if repeats {
         return bad("repeats a turn id");
     }
     Ok(())

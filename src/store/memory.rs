@@ -10,7 +10,7 @@ use crate::error::PortError;
 use crate::memory::strength::boosted_importance;
 use crate::memory::Memory;
 use crate::npc::Npc;
-use crate::pkg::{PkgField, PkgValue};
+use crate::pkg::{PkgField, PkgSources, PkgValue};
 use crate::ports::*;
 use crate::relationship::Entity;
 use crate::retrieval::lexical::LexicalIndex;
@@ -27,8 +27,8 @@ struct NpcData {
     npc: Option<Npc>,
     pkg: IndexMap<String, PkgValue>,
     /// Links of the PKG fields that have any (key → turn ids); absent from older snapshots.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pkg_sources: BTreeMap<String, Vec<String>>,
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pkg_sources: PkgSources,
     entities: BTreeMap<String, Entity>,
     prior: String,
     /// date → summary; BTreeMap keeps them oldest first.
@@ -209,7 +209,7 @@ fn apply(state: &mut State, npcid: &str, write: Write) {
             source_turns,
         } => {
             if source_turns.is_empty() {
-                data.pkg_sources.remove(&key);
+                data.pkg_sources.shift_remove(&key);
             } else {
                 data.pkg_sources.insert(key.clone(), source_turns);
             }
