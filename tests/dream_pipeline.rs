@@ -147,7 +147,7 @@ fn a_built_in_dream_consolidates_the_day() {
         let turn = log
             .turns
             .iter()
-            .find(|t| chunk.memory.source_turns == [t.id.clone()])
+            .find(|t| *chunk.memory.source_turns == [t.id.clone()])
             .expect("a chunk links to its turn");
         assert_eq!(chunk.memory.updated_at, turn.ts);
         assert_eq!(chunk.memory.expires_at, None, "kept as long as the NPC");
@@ -286,7 +286,7 @@ fn pkg_fields_and_people_link_to_the_turns_that_stated_them() {
     let friend = turn_id(&w, SESSION[3].1);
     assert_eq!(view.source_turns["Nickname"], [nickname]);
     assert_eq!(view.source_turns["Hobbies"], [swimming]);
-    assert_eq!(view.source_turns["Important Friends"], [friend.clone()]);
+    assert_eq!(view.source_turns["Important Friends"], std::slice::from_ref(&friend));
     let people = run(w.hippo.get_relationships(NPC)).unwrap();
     assert_eq!(people.relationship["entity_001"].source_turns, [friend]);
     // Dreaming the same turns again adds no link twice.
