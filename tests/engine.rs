@@ -651,7 +651,7 @@ fn a_search_gives_each_item_the_turns_it_came_from_when_asked() {
     // memory_retrieval would leave it out.
     let quote = memories_of(&w, "src", "content")
         .into_iter()
-        .find(|m| m.memory.source_turns == [id(2)])
+        .find(|m| *m.memory.source_turns == [id(2)])
         .expect("the quote of the allergy turn");
     run(w
         .hippo

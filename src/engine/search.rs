@@ -22,6 +22,7 @@ use crate::retrieval::query::{Names, Speaker};
 use crate::retrieval::rank::query_terms;
 use crate::retrieval::rank::{self, Candidate, CandidateKind, RankRequest, Ranked};
 use crate::retrieval::select::{select, Selection};
+use crate::retrieval::terms;
 use crate::retrieval::timeparse::parse_time_range;
 use crate::sensitive;
 use crate::time::Timestamp;
@@ -319,7 +320,7 @@ impl Hippo {
         for x in &mut ranked {
             let c = &mut x.candidate;
             if !c.sensitive {
-                c.sensitive_category = sensitive::category_of(&c.summary);
+                c.sensitive_category = terms::sensitive_category(&c.summary);
                 c.sensitive = c.sensitive_category.is_some();
             }
         }
@@ -427,7 +428,7 @@ impl Hippo {
                 // An "Address" or "ID Number" field is sensitive whatever its value says.
                 c.sensitive_category = sensitive::key_category(&key);
                 c.sensitive = c.sensitive_category.is_some();
-                c.source_turns = field.source_turns;
+                c.source_turns = field.source_turns.into();
                 out.push(c);
             }
         }
@@ -443,7 +444,7 @@ impl Hippo {
                 keywords,
                 "relationship",
             );
-            c.source_turns = e.source_turns;
+            c.source_turns = e.source_turns.into();
             out.push(c);
         }
         let (_, dailies) = store.diary(npcid).await?;

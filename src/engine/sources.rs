@@ -74,7 +74,7 @@ impl Hippo {
                 continue;
             };
             // The record of this very turn, still live.
-            if record.source_turns != [turn.id.clone()] || record.is_expired(now) {
+            if *record.source_turns != [turn.id.clone()] || record.is_expired(now) {
                 continue;
             }
             let (_, text) = split_speaker(&record.summary);

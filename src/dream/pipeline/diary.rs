@@ -180,7 +180,7 @@ fn diary_record(entry: &DiaryEntry, turns: &[Turn]) -> Memory {
         source: DIARY_SOURCE.to_string(),
         event_time: Some(at),
         collection: Collection::Diary,
-        source_turns: sources,
+        source_turns: sources.into(),
         ..Memory::new(
             diary_record_id(&entry.date),
             MemoryType::History,

@@ -53,7 +53,7 @@ fn record(
         event_time: Some(ts),
         expires_at: (ttl_days > 0).then(|| ts.plus_days(i64::from(ttl_days))),
         collection,
-        source_turns: vec![turn.id.clone()],
+        source_turns: vec![turn.id.clone()].into(),
         ..Memory::new(id, MemoryType::History, summary, ts)
     }
 }

@@ -251,7 +251,7 @@ impl MemoryRow {
             collection,
             emotion: self.emotion,
             context: self.context,
-            source_turns: self.source_turns,
+            source_turns: self.source_turns.into(),
         })
     }
 }
