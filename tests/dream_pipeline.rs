@@ -286,7 +286,10 @@ fn pkg_fields_and_people_link_to_the_turns_that_stated_them() {
     let friend = turn_id(&w, SESSION[3].1);
     assert_eq!(view.source_turns["Nickname"], [nickname]);
     assert_eq!(view.source_turns["Hobbies"], [swimming]);
-    assert_eq!(view.source_turns["Important Friends"], std::slice::from_ref(&friend));
+    assert_eq!(
+        view.source_turns["Important Friends"],
+        std::slice::from_ref(&friend)
+    );
     let people = run(w.hippo.get_relationships(NPC)).unwrap();
     assert_eq!(people.relationship["entity_001"].source_turns, [friend]);
     // Dreaming the same turns again adds no link twice.

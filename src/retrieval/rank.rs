@@ -32,7 +32,7 @@
 
 use super::lexical::{bm25_term, idf, CONTEXT_WEIGHT, KEYWORD_BOOST};
 use super::query::{analyse, Names, Speaker, Subject};
-use super::terms::{summary_terms, text_terms, Lookup, Term, TextTerms};
+use super::terms::{analysed, Lookup, Term, TextTerms};
 use super::timeparse::DateRange;
 use crate::memory::MemoryType;
 use crate::ports::CorpusStats;
@@ -239,26 +239,32 @@ impl Analysis {
     fn new(c: &Candidate, positions: &Lookup, n: usize, pairs: &[(Term, Term)]) -> Self {
         // Every candidate has at least one sentence (its whole summary), so a one-sentence
         // memory is not at a disadvantage.
-        let summary = summary_terms(&c.summary);
+        let summary = analysed(&c.summary);
+        let sentences = summary.sentences(&c.summary);
         let mut a = Analysis {
             tf: vec![0.0; n],
             keyword_hit: vec![false; n],
             len: 0.0,
             proximity: 0.0,
-            sentence_tf: vec![0.0; n * summary.sentences.len()],
-            sentence_len: Vec::with_capacity(summary.sentences.len()),
+            sentence_tf: vec![0.0; n * sentences.len()],
+            sentence_len: Vec::with_capacity(sentences.len()),
         };
-        for (k, part) in summary.sentences.iter().enumerate() {
+        for (k, part) in sentences.iter().enumerate() {
             let tf = &mut a.sentence_tf[k * n..(k + 1) * n];
             part.matches(positions, |i, count| tf[i] = f64::from(count));
             a.sentence_len.push(part.len() as f64);
         }
         a.add_field(&summary.whole, 1.0, positions, false);
         for keyword in &c.keywords {
-            a.add_field(&text_terms(keyword), KEYWORD_BOOST, positions, true);
+            a.add_field(&analysed(keyword).whole, KEYWORD_BOOST, positions, true);
         }
         if !c.context.is_empty() {
-            a.add_field(&text_terms(&c.context), CONTEXT_WEIGHT, positions, false);
+            a.add_field(
+                &analysed(&c.context).whole,
+                CONTEXT_WEIGHT,
+                positions,
+                false,
+            );
         }
         a.proximity = proximity(pairs, &summary.whole);
         a

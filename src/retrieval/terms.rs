@@ -1,11 +1,12 @@
 //! What ranking reads of a stored text, computed once per text and remembered: its distinct
 //! terms with their counts and the order of its terms; for a summary, the same of each of its
-//! sentences (and, once asked, what the sensitivity detector finds in it). Ranking then looks
-//! each query term up in a candidate's texts, instead of
-//! tokenizing and hashing every token of every candidate's summary, sentences and context on
-//! every query — most of the time of a retrieval over a year of conversation, whose candidates
-//! are long turns with their neighbours as context (docs/BENCHMARKS.md, "Retrieve latency at
-//! 10k records"). Remembered per thread (an isolate, a process), bounded by [`MEMO_TEXTS`].
+//! sentences; once asked, what the sensitivity detector finds in it. Ranking then walks the
+//! query's terms and a candidate's side by side, instead of tokenizing and hashing every
+//! token of every candidate's summary, sentences and context on every query — most of the
+//! time of a retrieval over a year of conversation, whose candidates are long turns with
+//! their neighbours as context (docs/BENCHMARKS.md, "Retrieve latency at 10k records").
+//! Remembered per thread (an isolate, a process), in one memo bounded by [`MEMO_TEXTS`]: a
+//! text's sentences are only split when it is ranked as a summary.
 #![deny(
     clippy::indexing_slicing,
     clippy::string_slice,
@@ -170,66 +171,53 @@ impl TextTerms {
     }
 }
 
-/// The terms of a summary as a whole and of each of its sentences (the whole summary when
-/// it has no sentence), and what the sensitivity detector finds in it once asked.
+/// A stored text as ranking reads it: its terms, and, once asked, the terms of each of its
+/// sentences (a summary's; the whole text when it has no sentence) and what the
+/// sensitivity detector finds in it. The lazy parts are computed from the text the caller
+/// passes, which must be the one this was made from ([`analysed`] keeps them together).
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct SummaryTerms {
+pub struct Analysed {
     pub whole: TextTerms,
-    pub sentences: Vec<TextTerms>,
+    sentences: OnceCell<Vec<TextTerms>>,
     category: OnceCell<Option<Category>>,
 }
 
-impl SummaryTerms {
-    pub fn new(summary: &str) -> Self {
-        let mut parts = crate::dream::text::sentences(summary);
-        if parts.is_empty() {
-            parts.push(summary);
-        }
-        SummaryTerms {
-            whole: TextTerms::new(summary),
-            sentences: parts.into_iter().map(TextTerms::new).collect(),
+impl Analysed {
+    pub fn new(text: &str) -> Self {
+        Analysed {
+            whole: TextTerms::new(text),
+            sentences: OnceCell::new(),
             category: OnceCell::new(),
         }
     }
+
+    /// The terms of each sentence of `text`.
+    pub fn sentences(&self, text: &str) -> &[TextTerms] {
+        self.sentences.get_or_init(|| {
+            let mut parts = crate::dream::text::sentences(text);
+            if parts.is_empty() {
+                parts.push(text);
+            }
+            parts.into_iter().map(TextTerms::new).collect()
+        })
+    }
 }
 
-/// Texts each memo remembers before it starts over: a year of daily conversation (~10k
-/// turns, each with its context) fits.
+/// Texts the memo remembers before it starts over: what a retrieval ranks over a year of
+/// daily conversation (each candidate's summary and context) fits many times.
 pub const MEMO_TEXTS: usize = 32_768;
 
 thread_local! {
-    static SUMMARIES: RefCell<HashMap<Box<str>, Rc<SummaryTerms>>> = RefCell::new(HashMap::new());
-    static TEXTS: RefCell<HashMap<Box<str>, Rc<TextTerms>>> = RefCell::new(HashMap::new());
+    static MEMO: RefCell<HashMap<Box<str>, Rc<Analysed>>> = RefCell::new(HashMap::new());
 }
 
-/// [`SummaryTerms::new`], remembered.
-pub fn summary_terms(summary: &str) -> Rc<SummaryTerms> {
-    remembered(&SUMMARIES, summary, SummaryTerms::new)
-}
-
-/// [`crate::sensitive::category_of`] of a summary, remembered with its terms: retrieval
-/// judges every text it ranks near the top, the same stored texts query after query.
-pub fn sensitive_category(summary: &str) -> Option<Category> {
-    *summary_terms(summary)
-        .category
-        .get_or_init(|| crate::sensitive::category_of(summary))
-}
-
-/// [`TextTerms::new`], remembered (keywords, context).
-pub fn text_terms(text: &str) -> Rc<TextTerms> {
-    remembered(&TEXTS, text, TextTerms::new)
-}
-
-fn remembered<T>(
-    memo: &'static std::thread::LocalKey<RefCell<HashMap<Box<str>, Rc<T>>>>,
-    text: &str,
-    make: fn(&str) -> T,
-) -> Rc<T> {
-    if let Some(found) = memo.with(|m| m.borrow().get(text).cloned()) {
+/// [`Analysed::new`], remembered.
+pub fn analysed(text: &str) -> Rc<Analysed> {
+    if let Some(found) = MEMO.with(|m| m.borrow().get(text).cloned()) {
         return found;
     }
-    let made = Rc::new(make(text));
-    memo.with(|m| {
+    let made = Rc::new(Analysed::new(text));
+    MEMO.with(|m| {
         let mut m = m.borrow_mut();
         if m.len() >= MEMO_TEXTS {
             m.clear();
@@ -237,6 +225,14 @@ fn remembered<T>(
         m.insert(text.into(), made.clone());
     });
     made
+}
+
+/// [`crate::sensitive::category_of`] of a text, remembered with its terms: retrieval judges
+/// every text it ranks near the top, the same stored texts query after query.
+pub fn sensitive_category(text: &str) -> Option<Category> {
+    *analysed(text)
+        .category
+        .get_or_init(|| crate::sensitive::category_of(text))
 }
 
 #[cfg(test)]
@@ -297,15 +293,16 @@ mod tests {
     }
 
     #[test]
-    fn a_summary_has_its_sentences_and_the_memos_stay_bounded() {
-        let s = summary_terms("I got an air fryer. It is great! 我很开心。");
-        assert_eq!(s.sentences.len(), 3);
-        assert_eq!(s.sentences[1], TextTerms::new("It is great!"));
+    fn a_summary_has_its_sentences_and_the_memo_stays_bounded() {
+        let text = "I got an air fryer. It is great! 我很开心。";
+        let s = analysed(text);
+        assert_eq!(s.sentences(text).len(), 3);
+        assert_eq!(s.sentences(text)[1], TextTerms::new("It is great!"));
+        assert_eq!(s.whole, TextTerms::new(text));
         assert_eq!(
-            *summary_terms("no break here"),
-            SummaryTerms::new("no break here")
+            analysed("no break here").sentences("no break here").len(),
+            1
         );
-        assert_eq!(summary_terms("no break here").sentences.len(), 1);
         let secret = "my password is hunter2xyz";
         assert_eq!(
             sensitive_category(secret),
@@ -314,9 +311,9 @@ mod tests {
         assert!(sensitive_category(secret).is_some());
         assert_eq!(sensitive_category("I like tea"), None);
         for i in 0..=MEMO_TEXTS {
-            text_terms(&format!("text {i}"));
+            analysed(&format!("text {i}"));
         }
-        assert!(TEXTS.with(|m| m.borrow().len()) <= MEMO_TEXTS);
-        assert_eq!(*text_terms("text 7"), TextTerms::new("text 7"));
+        assert!(MEMO.with(|m| m.borrow().len()) <= MEMO_TEXTS);
+        assert_eq!(analysed("text 7").whole, TextTerms::new("text 7"));
     }
 }
