@@ -39,7 +39,7 @@ export interface EmbedderOptions {
   name: string;
   dimension: number;
   embed: EmbedFunction;
-  /** Cosine thresholds for conflict resolution. Default {duplicate: 0.92, ambiguous: 0.8}. */
+  /** Cosine thresholds for conflict resolution. Default {duplicate: 0.92, ambiguous: 0.78} (the Worker's too). */
   thresholds?: { duplicate: number; ambiguous: number };
 }
 

@@ -25,6 +25,14 @@ FEATURES=(--enable-bulk-memory --enable-mutable-globals --enable-nontrapping-flo
 step() { printf '[pkg] %s\n' "$*"; }
 
 step "cargo build (profile pkg, wasm32)"
+# Panic locations name source files; dependencies' paths start with the machine's cargo home
+# ("/root/.cargo/registry/src/index.crates.io-<hash>/"). Shortened to "crates/", the wasm
+# is the same on every machine and a little smaller.
+for REGISTRY_SRC in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/; do
+  if [ -d "$REGISTRY_SRC" ]; then
+    export RUSTFLAGS="${RUSTFLAGS:-} --remap-path-prefix=${REGISTRY_SRC%/}=crates"
+  fi
+done
 cargo build -p hippo-wasm --lib --profile pkg --target wasm32-unknown-unknown
 
 rm -rf "$DIST"

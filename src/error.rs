@@ -60,7 +60,9 @@ impl Error {
             Error::InvalidInput(_) => "invalid_request",
             Error::NotFound(_) => "not_found",
             Error::Unauthorized(_) => "unauthorized",
-            Error::Busy(_) => "conflict",
+            // A write conflict that outlived the engine's retries is a conflict too: the
+            // caller may retry, as with a busy NPC.
+            Error::Busy(_) | Error::Port(PortError::Conflict(_)) => "conflict",
             Error::TooLarge(_) => "request_too_large",
             Error::NotConfigured(_) => "not_configured",
             Error::Port(_) | Error::Internal(_) => "internal_error",
@@ -69,3 +71,20 @@ impl Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_conflict_has_the_conflict_code_in_every_binding() {
+        // The Worker answered 409 `conflict` and npm `internal_error` for the same error.
+        let lost_race = Error::Port(PortError::Conflict("version moved".into()));
+        assert_eq!(lost_race.code(), "conflict");
+        assert_eq!(Error::Busy("dreaming".into()).code(), "conflict");
+        assert_eq!(
+            Error::Port(PortError::Backend("disk".into())).code(),
+            "internal_error"
+        );
+    }
+}

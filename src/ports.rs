@@ -348,6 +348,16 @@ pub struct SimilarityThresholds {
     pub ambiguous: f32,
 }
 
+impl SimilarityThresholds {
+    /// For general-purpose sentence embedders (cosine), used by every binding for an
+    /// external embedder that declares none: paraphrases of one fact score above ~0.9;
+    /// related but distinct facts land in the 0.75–0.9 band.
+    pub const SENTENCE: SimilarityThresholds = SimilarityThresholds {
+        duplicate: 0.92,
+        ambiguous: 0.78,
+    };
+}
+
 #[async_trait(?Send)]
 pub trait Embedder {
     /// A stable name, recorded in the database on first use.

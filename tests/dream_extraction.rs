@@ -326,14 +326,15 @@ fn built_in_extractor_holds_on_the_set_its_first_rules_were_written_for() {
 }
 
 /// Floors at the figures measured on the held-out set (docs/BENCHMARKS.md), rounded down:
-/// a guard against regressions, not a target (the target, ≥ 0.85 / ≥ 0.75, is not met).
+/// a guard against regressions, not a target (the target, ≥ 0.85 / ≥ 0.75, is not met by
+/// every row: docs/BENCHMARKS.md).
 const FLOORS_HELDOUT: &Floors = &[
-    ("zh", "pkg", 0.87, 0.73),
-    ("zh", "entities", 0.76, 0.50),
-    ("zh", "memories", 0.89, 0.60),
-    ("en", "pkg", 0.83, 0.78),
+    ("zh", "pkg", 0.95, 0.79),
+    ("zh", "entities", 0.90, 0.76),
+    ("zh", "memories", 0.95, 0.70),
+    ("en", "pkg", 0.82, 0.76),
     ("en", "entities", 0.90, 0.86),
-    ("en", "memories", 0.91, 0.67),
+    ("en", "memories", 0.95, 0.73),
 ];
 
 #[test]
@@ -347,12 +348,12 @@ fn built_in_extractor_on_the_held_out_set() {
 
 /// Floors at the figures measured on the dev set (docs/BENCHMARKS.md), rounded down.
 const FLOORS_DEV: &Floors = &[
-    ("zh", "pkg", 0.97, 0.90),
-    ("zh", "entities", 1.0, 0.81),
-    ("zh", "memories", 0.94, 0.76),
+    ("zh", "pkg", 0.99, 0.90),
+    ("zh", "entities", 0.99, 0.87),
+    ("zh", "memories", 0.95, 0.81),
     ("en", "pkg", 0.96, 0.85),
-    ("en", "entities", 1.0, 0.88),
-    ("en", "memories", 0.95, 0.74),
+    ("en", "entities", 0.99, 0.88),
+    ("en", "memories", 0.96, 0.79),
 ];
 
 #[test]
@@ -361,4 +362,22 @@ fn built_in_extractor_on_the_dev_set() {
     print_table("extraction/dev.json", &s);
     assert!(s.get("zh", "all").expected >= 100 && s.get("en", "all").expected >= 100);
     assert_floors("dev", &s, FLOORS_DEV);
+}
+
+/// Floors at the figures measured on the second dev set (docs/BENCHMARKS.md), rounded down.
+const FLOORS_DEV2: &Floors = &[
+    ("zh", "pkg", 0.89, 0.84),
+    ("zh", "entities", 0.99, 0.90),
+    ("zh", "memories", 0.97, 0.83),
+    ("en", "pkg", 0.95, 0.73),
+    ("en", "entities", 0.99, 0.93),
+    ("en", "memories", 0.97, 0.77),
+];
+
+#[test]
+fn built_in_extractor_on_the_second_dev_set() {
+    let s = score("extraction/dev2.json", None, true);
+    print_table("extraction/dev2.json", &s);
+    assert!(s.get("zh", "all").expected >= 50 && s.get("en", "all").expected >= 50);
+    assert_floors("dev2", &s, FLOORS_DEV2);
 }

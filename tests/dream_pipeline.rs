@@ -919,3 +919,72 @@ fn what_was_said_months_ago_is_still_found_dated_by_its_day() {
         "{got:?}"
     );
 }
+
+#[test]
+fn what_was_said_in_the_period_a_question_names_is_found_without_shared_words() {
+    // "What did I buy 10 days ago?" shares no word with "Which wood suits my new smoker". Before,
+    // the turns of the named period were not candidates (only typed memories and diary days
+    // were), so a turn said then came back only when its words matched the question's.
+    let w = world(None);
+    let colors = [
+        "red", "blue", "green", "white", "black", "grey", "yellow", "pink",
+    ];
+    for day in 0..60 {
+        let at = t("2026-01-05T20:00:00Z").plus_days(day);
+        w.clock.set(at);
+        let color = colors[day as usize % colors.len()];
+        let turn = format!("I want to buy {color} kitchen towels, maybe {day} of them.");
+        say(&w, &format!("d{day}"), &[("user", turn.as_str())]);
+        w.clock.set(at.plus_days(1));
+        dream(&w);
+    }
+    w.clock.set(t("2026-03-15T10:00:00Z"));
+    say(
+        &w,
+        "smoker",
+        &[(
+            "user",
+            "Which wood suits my new smoker better, hickory or cherry?",
+        )],
+    );
+    w.clock.set(t("2026-03-16T03:00:00Z"));
+    dream(&w);
+    w.clock.set(t("2026-03-25T18:00:00Z"));
+    let got = recall(&w, "What kitchen appliance did I buy 10 days ago?");
+    assert!(
+        got.iter()
+            .any(|m| m.source == "conversation_quote" && m.summary.contains("smoker")),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn a_dialogue_query_finds_the_turn_that_matches_one_of_its_lines() {
+    // A platform sends the dialogue so far. Its lexical score is a share of every line's
+    // terms, so a turn matching one line well scored under the absolute floor meant for
+    // one-line questions, and the answer was empty (half of MADial's dialogue queries).
+    let w = world(None);
+    w.clock.set(t("2026-02-19T08:00:00Z"));
+    say(
+        &w,
+        "breakfast",
+        &[("user", "今天早上和家人吃了炼乳吐司，真的很幸福。")],
+    );
+    w.clock.set(t("2026-02-20T03:00:00Z"));
+    dream(&w);
+    w.clock.set(t("2026-05-02T09:00:00Z"));
+    let dialogue = "用户: 我今天早上吃了好多薯条！\n\
+        灵绯: 哇，听起来真不错！你喜欢薯条是吧？什么口味的你最爱呢？\n\
+        用户: 我最喜欢吃番茄酱味的！每次都要蘸好多番茄酱。\n\
+        灵绯: 番茄酱味的薯条确实很受欢迎。除了薯条，早餐还有其他什么吗？\n\
+        用户: 还有汉堡和可乐！但是妈妈说可乐不能多喝。\n\
+        灵绯: 妈妈说得对哦，水果汁或牛奶会是更好的选择。你喜欢喝什么果汁呢？\n\
+        用户: 我喜欢苹果汁！上次我和家人一起吃早餐时也喝了很多。";
+    let got = recall(&w, dialogue);
+    assert!(
+        got.iter().any(|m| m.summary.contains("炼乳吐司")),
+        "{got:?}"
+    );
+    // A one-line question keeps the absolute floor: nothing of its content, nothing back.
+    assert!(recall(&w, "我的护照号码是多少？").is_empty());
+}

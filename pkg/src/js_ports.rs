@@ -14,13 +14,6 @@ use hippo::time::Timestamp;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-/// Conflict thresholds for an embedder that declares none: typical cosine values for
-/// sentence-embedding models (paraphrases ≥ 0.92, related statements ≥ 0.80).
-pub const DEFAULT_THRESHOLDS: SimilarityThresholds = SimilarityThresholds {
-    duplicate: 0.92,
-    ambiguous: 0.80,
-};
-
 /// An [`Embedder`] over `embed(texts) → Float32Array[]` (or arrays of numbers, sync or async).
 pub struct JsEmbedder {
     callback: js_sys::Function,
@@ -38,7 +31,7 @@ impl JsEmbedder {
                 callback: callback.clone(),
                 name: "custom".into(),
                 dimension: 0,
-                thresholds: DEFAULT_THRESHOLDS,
+                thresholds: SimilarityThresholds::SENTENCE,
             };
             let probe = embedder
                 .call(&["dimension probe".to_string()])
@@ -111,7 +104,7 @@ impl JsEmbedder {
 
 fn thresholds_option(value: &JsValue) -> Result<SimilarityThresholds, hippo::Error> {
     if value.is_undefined() || value.is_null() {
-        return Ok(DEFAULT_THRESHOLDS);
+        return Ok(SimilarityThresholds::SENTENCE);
     }
     let read = |key: &str| property(value, key).as_f64().map(|v| v as f32);
     match (read("duplicate"), read("ambiguous")) {

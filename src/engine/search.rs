@@ -18,7 +18,7 @@ use crate::pkg::{PkgValue, MULTI_VALUE_LIMITS};
 use crate::ports::{LexicalQuery, MemoryFilter, VectorFilter, Write, WriteBatch};
 use crate::retrieval::embed_cache::{text_key, TextKey};
 use crate::retrieval::protocol;
-use crate::retrieval::query::{Names, Speaker};
+use crate::retrieval::query::{is_dialogue, Names, Speaker};
 use crate::retrieval::rank::query_terms;
 use crate::retrieval::rank::{self, Candidate, CandidateKind, RankRequest, Ranked};
 use crate::retrieval::select::{select, Selection};
@@ -32,8 +32,6 @@ use std::rc::Rc;
 /// `max_results` of the search route: default and upper bound.
 pub const SEARCH_DEFAULT_RESULTS: usize = 10;
 pub const SEARCH_MAX_RESULTS: usize = 50;
-/// Memories touched in a time range that join the candidates of a time-bound query.
-const TIME_CANDIDATES: usize = 100;
 pub const MAX_QUERY_CHARS: usize = 2_000;
 /// Ranked beyond `max_results`, so what the detector and [`select`] drop after ranking can be
 /// replaced.
@@ -267,16 +265,25 @@ impl Hippo {
         }
         if let Some(range) = &time_range {
             let since = Timestamp::from_date(range.start);
-            // The memories and the diary days of the period ("what did we do last week").
-            for collection in [Collection::Memory, Collection::Diary] {
+            // The memories, the diary days and, for a short period, the turns of the period
+            // ("what did we do last week", "what did I buy 10 days ago"): what was said then
+            // may share no word with the question. Turns are many, so only those inside it.
+            let mut collections = vec![Collection::Memory, Collection::Diary];
+            if range.days() <= rank::TIME_TURNS_MAX_DAYS {
+                collections.push(Collection::Content);
+            }
+            for collection in collections {
                 let filter = MemoryFilter {
                     collection: Some(collection),
                     updated_since: Some(since),
-                    limit: Some(TIME_CANDIDATES),
+                    limit: Some(rank::TIME_CANDIDATES),
                     ..Default::default()
                 };
                 for m in store.memories(npcid, &filter).await? {
-                    found_ids.entry(m.id).or_insert(None);
+                    let said_then = m.event_time.is_some_and(|t| range.contains(t));
+                    if collection != Collection::Content || said_then {
+                        found_ids.entry(m.id).or_insert(None);
+                    }
                 }
             }
         }
@@ -329,6 +336,7 @@ impl Hippo {
             ranked,
             Selection {
                 floor: r.floor,
+                absolute_floor: !is_dialogue(&r.query),
                 include_archived: r.include_archived,
                 max_results: r.max_results,
             },

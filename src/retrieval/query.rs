@@ -229,13 +229,23 @@ fn subject_of(text: &str, speaker: Option<Speaker>, names: &Names) -> Option<Sub
     None
 }
 
-/// Analyses `query` (see the module docs).
-pub fn analyse(query: &str, names: &Names) -> QueryAnalysis {
-    let raw: Vec<&str> = query
+/// The query's non-empty lines.
+fn lines_of(query: &str) -> Vec<&str> {
+    query
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
-        .collect();
+        .collect()
+}
+
+/// Whether `query` is the dialogue so far (more than one line) rather than one question.
+pub fn is_dialogue(query: &str) -> bool {
+    lines_of(query).len() > 1
+}
+
+/// Analyses `query` (see the module docs).
+pub fn analyse(query: &str, names: &Names) -> QueryAnalysis {
+    let raw = lines_of(query);
     let dialogue = raw.len() > 1;
     let lines: Vec<Line> = raw.iter().map(|l| split_line(l, names, dialogue)).collect();
     let mut terms: Vec<String> = Vec::new();
@@ -383,5 +393,12 @@ mod tests {
     fn a_colon_inside_a_sentence_is_not_a_speaker() {
         let q = analyse("Remember this: my password", &Names::default());
         assert!(q.terms.contains(&"rememb".to_string()));
+    }
+
+    #[test]
+    fn a_dialogue_is_more_than_one_line() {
+        assert!(is_dialogue("User: hi\nMelanie: hello"));
+        assert!(!is_dialogue("  what did I eat?\n\n"));
+        assert!(!is_dialogue(""));
     }
 }

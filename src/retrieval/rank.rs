@@ -4,7 +4,9 @@
 //! **Candidates** are built by the caller: the lexical index's top [`LEXICAL_CANDIDATES`] for the
 //! query terms ∪ the vector index's top [`VECTOR_CANDIDATES`] for the query embedding (with their
 //! similarity in `vector_similarity`), plus PKG fields, relationship entities and diary dailies
-//! rendered as candidates (few, so all of them). **Exclusions are the caller's job**:
+//! rendered as candidates (few, so all of them), and when the query names a period, up to
+//! [`TIME_CANDIDATES`] memories and diary days of it, and its turns when it is at most
+//! [`TIME_TURNS_MAX_DAYS`] long. **Exclusions are the caller's job**:
 //! superseded memories (`superseded_by` set), expired ones (`expires_at <= now`), archive-tier
 //! ones (strength < 0.2, unless explicitly asked for) and, for memory_retrieval, sensitive
 //! ones — those marked so before ranking, and what the sensitivity detector flags in the
@@ -45,6 +47,12 @@ use std::collections::HashMap;
 pub const LEXICAL_CANDIDATES: usize = 100;
 /// How many nearest neighbours the caller fetches as candidates.
 pub const VECTOR_CANDIDATES: usize = 50;
+/// How many memories, diary days and turns of a period the query names ("10 days ago") the
+/// caller adds as candidates, per collection: what was said then may share no word with it.
+pub const TIME_CANDIDATES: usize = 100;
+/// The longest period (in days) whose turns join the candidates: a day or a week pinpoints what
+/// was said then; a month of turns that share no word with the question is mostly noise.
+pub const TIME_TURNS_MAX_DAYS: u32 = 7;
 
 /// The weight of each signal in the score.
 #[derive(Debug, Clone, Copy, PartialEq)]

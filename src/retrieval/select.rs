@@ -18,8 +18,11 @@ use std::collections::HashSet;
 
 /// Share of the best item's relevance an item needs to be in a memory_retrieval answer.
 pub const RELEVANCE_FLOOR: f64 = 0.35;
-/// Relevance any item needs in a memory_retrieval answer: below it nothing matched the query's
-/// content (a name alone, a faint vector neighbour), and an empty answer is the right one.
+/// Relevance any item needs in a memory_retrieval answer to a question: below it nothing
+/// matched the question's content (a name alone, a faint vector neighbour), and an empty
+/// answer is the right one. Not applied to a dialogue query: its lexical score is a share of
+/// every line's terms, so a turn that matches one line well scores far below it (MADial's
+/// dialogues got empty answers for half their queries; docs/LIFECYCLE.md, "Precision").
 pub const ABSOLUTE_FLOOR: f64 = 0.1;
 /// Share of the best item's relevance an archive-tier memory needs to be returned at all.
 pub const ARCHIVE_FLOOR: f64 = 0.75;
@@ -29,6 +32,8 @@ pub const ARCHIVE_FLOOR: f64 = 0.75;
 pub struct Selection {
     /// Apply the relevance floor (memory_retrieval; the search route shows the whole ranking).
     pub floor: bool,
+    /// Apply [`ABSOLUTE_FLOOR`] too (with `floor`, for a question; not for a dialogue).
+    pub absolute_floor: bool,
     /// Return archive-tier memories however they match (the search route, when asked).
     pub include_archived: bool,
     pub max_results: usize,
@@ -40,7 +45,9 @@ pub fn select(ranked: Vec<Ranked>, how: Selection) -> Vec<Ranked> {
     let kept: Vec<Ranked> = ranked
         .into_iter()
         .filter(|r| {
-            !how.floor || (r.relevance >= RELEVANCE_FLOOR * top && r.relevance >= ABSOLUTE_FLOOR)
+            !how.floor
+                || (r.relevance >= RELEVANCE_FLOOR * top
+                    && (!how.absolute_floor || r.relevance >= ABSOLUTE_FLOOR))
         })
         .filter(|r| how.include_archived || !is_archived(r) || r.relevance >= ARCHIVE_FLOOR * top)
         .collect();
@@ -96,6 +103,7 @@ mod tests {
 
     const RETRIEVE: Selection = Selection {
         floor: true,
+        absolute_floor: true,
         include_archived: false,
         max_results: 10,
     };
@@ -116,8 +124,15 @@ mod tests {
         };
         assert_eq!(ids(&select(ranked(), search)), ["best", "good", "fill"]);
         // Nothing matched the content: an empty answer.
-        let faint = vec![item("name-only", CandidateKind::Pkg, 0.05, 1.0, &[])];
-        assert!(select(faint, RETRIEVE).is_empty());
+        let faint = || vec![item("name-only", CandidateKind::Pkg, 0.05, 1.0, &[])];
+        assert!(select(faint(), RETRIEVE).is_empty());
+        // A dialogue's scores are shares of every line's terms: only the relative floor.
+        let dialogue = Selection {
+            absolute_floor: false,
+            ..RETRIEVE
+        };
+        assert_eq!(ids(&select(faint(), dialogue)), ["name-only"]);
+        assert_eq!(ids(&select(ranked(), dialogue)), ["best", "good"]);
     }
 
     #[test]

@@ -5,6 +5,8 @@
 //!   N天前 / N days ago (widened by a day either side from 3 days on: people round);
 //! - weeks (Monday to Sunday): 这周/本周/这个星期/this week (to today), 上周/上星期/上礼拜/last week,
 //!   下周/next week, N周前 / N weeks ago (the 7 days around that day), past week / 这几天 (7 days);
+//! - weekdays: last Saturday (the latest Saturday before today); a couple of / a few days or
+//!   weeks ago count 2 and 3;
 //! - weekends: 这周末/this weekend, 下周末/next weekend, 上周末/last weekend; ahead: 后天, 大后天,
 //!   下个月/next month, 明年/next year (the dream reads plans with the same lexicon, through
 //!   [`time_mentions`], looking further ahead);
@@ -52,6 +54,12 @@ impl DateRange {
 
     pub fn day(date: NaiveDate) -> Self {
         DateRange::new(date, date)
+    }
+
+    /// How many days it spans (1 for a single day).
+    pub fn days(&self) -> u32 {
+        let span = self.end.signed_duration_since(self.start).num_days();
+        u32::try_from(span).map_or(u32::MAX, |d| d.saturating_add(1))
     }
 
     pub fn contains_date(&self, date: NaiveDate) -> bool {
@@ -236,29 +244,7 @@ fn chinese_number(run: &[u32]) -> Option<u32> {
 }
 
 fn month_of_word(word: &str) -> Option<u32> {
-    const MONTHS: [&str; 12] = [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ];
-    // Abbreviations; "may" and "march" double as verbs, so they never stand alone anyway.
-    const ABBREVIATIONS: [&str; 12] = [
-        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
-    ];
-    let word = if word == "sept" { "sep" } else { word };
-    (1..)
-        .zip(MONTHS.iter().zip(ABBREVIATIONS))
-        .find(|(_, (full, short))| **full == word || *short == word)
-        .map(|(n, _)| n)
+    crate::dream::when::english_month(word)
 }
 
 /// A fixed phrase: CJK characters or English words. Compared token by token without building
@@ -572,6 +558,25 @@ fn match_words(tokens: &[Tok], today: NaiveDate, lookahead: i64) -> Option<(Date
         if let Some(found) = english_ago(1, from(tokens, 1), today) {
             return Some(found);
         }
+        // "a couple of days ago", "a few weeks ago": a small count, the range widens with it.
+        let count = match tokens.get(1) {
+            Some(Tok::Word(w)) if w == "couple" => Some(2),
+            Some(Tok::Word(w)) if w == "few" => Some(3),
+            _ => None,
+        };
+        if let Some(n) = count {
+            let of = usize::from(is_word(tokens.get(2), &["of"]));
+            let unit_at = of.saturating_add(2);
+            if let Some((r, used)) = english_ago(n, from(tokens, unit_at), today) {
+                return Some((r, used.saturating_add(of).saturating_add(1)));
+            }
+        }
+    }
+    // "last Saturday": the latest such day before today ("on Saturday" may be a plan).
+    if is_word(tokens.first(), &["last", "past"]) {
+        if let Some(day) = tokens.get(1).and_then(weekday_of) {
+            return calendar::previous(today, day).map(|d| (DateRange::day(d), 2));
+        }
     }
     let month_at = |i: usize| match tokens.get(i) {
         Some(Tok::Word(w)) => month_of_word(w),
@@ -596,6 +601,14 @@ fn match_words(tokens: &[Tok], today: NaiveDate, lookahead: i64) -> Option<(Date
         }
     }
     None
+}
+
+/// An English weekday name ("saturday", "sat").
+fn weekday_of(tok: &Tok) -> Option<chrono::Weekday> {
+    let Tok::Word(w) = tok else {
+        return None;
+    };
+    crate::dream::when::english_weekday(w)
 }
 
 /// ", 2023" or "2023" after a day and month.
@@ -665,6 +678,28 @@ mod tests {
         is("2天前", "2026-04-06", "2026-04-06");
         is("5 days ago", "2026-04-02", "2026-04-04");
         is("a day ago", "2026-04-07", "2026-04-07");
+        assert_eq!(
+            parse_time_range("5 days ago", today()).map(|r| r.days()),
+            Some(3)
+        );
+    }
+
+    #[test]
+    fn weekdays_and_small_counts() {
+        // today() is a Wednesday.
+        is(
+            "Who did I go with last Saturday?",
+            "2026-04-04",
+            "2026-04-04",
+        );
+        is("what did I eat last Monday", "2026-04-06", "2026-04-06");
+        is("last Wednesday", "2026-04-01", "2026-04-01");
+        is("last sat", "2026-04-04", "2026-04-04");
+        is("a couple of days ago", "2026-04-06", "2026-04-06");
+        is("a few days ago", "2026-04-04", "2026-04-06");
+        is("a couple weeks ago", "2026-03-22", "2026-03-28");
+        assert_eq!(range("the last saturnalia"), None);
+        assert_eq!(range("a few"), None);
     }
 
     #[test]

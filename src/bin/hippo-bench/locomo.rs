@@ -17,8 +17,8 @@ use hippo::retrieval::lexical::LexicalIndex;
 use hippo::retrieval::query::{Names, Speaker};
 use hippo::retrieval::rank::query_terms;
 use hippo::retrieval::rank::{
-    rank_with, Candidate, CandidateKind, RankRequest, Weights, LEXICAL_CANDIDATES,
-    VECTOR_CANDIDATES, WEIGHTS,
+    rank_with, Candidate, CandidateKind, RankRequest, Weights, LEXICAL_CANDIDATES, TIME_CANDIDATES,
+    TIME_TURNS_MAX_DAYS, VECTOR_CANDIDATES, WEIGHTS,
 };
 use hippo::retrieval::timeparse::parse_time_range;
 use hippo::time::Timestamp;
@@ -405,6 +405,19 @@ fn evaluate(
                 chosen.push((i, None));
             }
         }
+        let time_range = hippo::retrieval::query::analyse(&q.text, &conv.names)
+            .time_words_apply
+            .then(|| parse_time_range(&q.text, now.date()))
+            .flatten();
+        // The turns of the period the question names, as the engine adds them.
+        if let Some(range) = time_range.filter(|r| r.days() <= TIME_TURNS_MAX_DAYS) {
+            let then = (0..conv.items.len()).filter(|&i| range.contains(conv.items[i].time));
+            for i in then.take(TIME_CANDIDATES) {
+                if !chosen.iter().any(|c| c.0 == i) {
+                    chosen.push((i, None));
+                }
+            }
+        }
         let candidates = chosen
             .into_iter()
             .map(|(i, similarity)| {
@@ -430,10 +443,7 @@ fn evaluate(
         let req = RankRequest {
             query: q.text.clone(),
             types: Vec::new(),
-            time_range: hippo::retrieval::query::analyse(&q.text, &conv.names)
-                .time_words_apply
-                .then(|| parse_time_range(&q.text, now.date()))
-                .flatten(),
+            time_range,
             max_results: 20,
             debug: false,
             now,

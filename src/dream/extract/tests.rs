@@ -215,3 +215,148 @@ fn only_the_turn_with_the_request_is_pinned() {
     let plain = run("Remember that I'm allergic to peanuts.");
     assert!(plain.memories.iter().all(|m| !m.pinned));
 }
+
+/// `(name, titles)` of the entities found.
+fn people(x: &Extraction) -> Vec<(String, Vec<String>)> {
+    x.entity_ops
+        .iter()
+        .map(|e| {
+            (
+                e.name.clone().unwrap_or_default(),
+                e.title.clone().unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+fn pkg_items(x: &Extraction, key: &str) -> Vec<String> {
+    x.pkg_updates
+        .iter()
+        .filter(|u| u.key == key)
+        .flat_map(|u| match &u.value {
+            serde_json::Value::Array(items) => items
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect(),
+            v => vec![v.as_str().unwrap_or_default().to_string()],
+        })
+        .collect()
+}
+
+#[test]
+fn chinese_people_named_in_the_common_relation_forms() {
+    for (text, name, title) in [
+        // A relation word opening a clause names the user's own.
+        ("邻居老周昨天帮我修了水管", "老周", "邻居"),
+        // "X是我最好的…": modifiers between 是我 and the relation.
+        ("阿明是我最好的哥们", "阿明", "哥们"),
+        // A possessive chain that opens with 我.
+        ("我舅妈家的表弟叫小东", "小东", "表弟"),
+        ("我们公司的小赵人很好", "小赵", "同事"),
+        // A doubled given name, and a prefixed name one character long.
+        ("我妹妹豆豆考上大学了", "豆豆", "妹妹"),
+        ("我教练老孙让我多练腿", "老孙", "教练"),
+    ] {
+        let x = run(text);
+        assert!(
+            people(&x).contains(&(name.into(), vec![title.into()])),
+            "{text}: {:?}",
+            people(&x)
+        );
+    }
+    // The classmate's mother is not the user's.
+    let x = run("我同学的妈妈是医生");
+    assert!(
+        !people(&x).iter().any(|(n, _)| n == "妈妈"),
+        "{:?}",
+        people(&x)
+    );
+}
+
+#[test]
+fn reminders_and_reported_plans_are_not_appointments() {
+    // An everyday to-do is a dated project memory, not an important appointment.
+    let x = run("明天提醒我取快递");
+    assert!(pkg_items(&x, "Important Appointments").is_empty());
+    assert_eq!(memory(&x, "快递").memory_type, MemoryType::Project);
+    let x = run("remind me to buy milk tomorrow");
+    assert!(pkg_items(&x, "Important Appointments").is_empty());
+    for chore in [
+        "I still need to fix the bike tomorrow.",
+        "明天还得修自行车。",
+    ] {
+        let x = run(chore);
+        assert!(
+            pkg_items(&x, "Important Appointments").is_empty(),
+            "{chore}: {x:?}"
+        );
+        assert!(
+            x.memories
+                .iter()
+                .any(|m| m.memory_type == MemoryType::Project),
+            "{chore}"
+        );
+    }
+    // A reminder about a real appointment is still one.
+    let x = run("remind me about my dentist appointment tomorrow");
+    assert_eq!(pkg_items(&x, "Important Appointments").len(), 1);
+    // Someone else's plan, reported.
+    let x = run("小周说她周六要去看画展");
+    assert!(x.pkg_updates.is_empty() && x.memories.is_empty(), "{x:?}");
+}
+
+#[test]
+fn events_done_today_or_last_week_are_dated_history() {
+    let x = run("今天被房东催房租了");
+    let m = memory(&x, "房东");
+    assert_eq!(m.memory_type, MemoryType::History);
+    let x = run("上周三我去面试了");
+    let m = memory(&x, "面试");
+    assert_eq!(m.memory_type, MemoryType::History);
+    assert_eq!(
+        m.event_time.map(|t| t.date()),
+        NaiveDate::from_ymd_opt(2026, 4, 1)
+    );
+    // A year is no event date.
+    let x = run("我女儿叫乐乐，今年三岁了");
+    assert!(x
+        .memories
+        .iter()
+        .all(|m| m.memory_type != MemoryType::History));
+}
+
+#[test]
+fn fears_studies_and_called_names() {
+    assert_eq!(
+        memory(&run("我超级怕蛇"), "怕蛇").memory_type,
+        MemoryType::Profile
+    );
+    let x = run("别叫我小朋友");
+    let m = memory(&x, "小朋友");
+    assert_eq!(m.memory_type, MemoryType::Preference);
+    let x = run("please don't call me buddy");
+    let m = memory(&x, "buddy");
+    assert_eq!(m.memory_type, MemoryType::Preference);
+    assert!(!m.summary.contains(" me "), "{}", m.summary);
+}
+
+#[test]
+fn english_ages_past_likings_and_every_fact_of_a_sentence() {
+    assert!(memory(&run("I'm 41 now"), "41")
+        .summary
+        .contains("years old"));
+    let x = run("I used to like jazz");
+    let m = memory(&x, "jazz");
+    assert!(m.summary.contains("used to"), "{}", m.summary);
+    let x = run("I can't stand loud music");
+    assert!(memory(&x, "loud music").summary.contains("can't stand"));
+    assert_eq!(
+        memory(&run("I'm afraid of heights"), "heights").memory_type,
+        MemoryType::Profile
+    );
+    let x = run("pls stop calling me champ");
+    assert_eq!(memory(&x, "champ").memory_type, MemoryType::Preference);
+    let x = run("I was born in Lyon and I live in Paris");
+    memory(&x, "Lyon");
+    memory(&x, "Paris");
+}

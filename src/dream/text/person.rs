@@ -76,6 +76,18 @@ fn third_person_en(text: &str) -> String {
             "i" => {
                 let first = !subject_named;
                 let s = subject(&mut subject_named);
+                // "How do I feel" → "How does the user feel": an auxiliary before "I" agrees
+                // with the new subject, and the verb after stays bare.
+                let inverted = out.last().and_then(|prev| {
+                    let agreed = third_person_auxiliary(prev, first)?;
+                    Some((out.len() - 1, agreed))
+                });
+                if let Some((k, agreed)) = inverted {
+                    out[k] = agreed;
+                    out.push(s + punct);
+                    i += 1;
+                    continue;
+                }
                 match next {
                     Some(_) if first => {
                         // "I really appreciate" → "the user really appreciates".
@@ -115,6 +127,33 @@ fn third_person_en(text: &str) -> String {
     let mut s = out.join(" ");
     s = s.trim_end_matches(['.', '!', '~']).to_string();
     capitalize_first(&s)
+}
+
+/// An auxiliary that can open a question before "I", agreeing with the new subject: "the
+/// user" (`singular`: "do" → "does", "am" → "is") or "they" ("am" → "are"); `None` for any
+/// other word.
+fn third_person_auxiliary(word: &str, singular: bool) -> Option<String> {
+    let lower = word.to_ascii_lowercase();
+    let agreed = match (lower.as_str(), singular) {
+        ("do", true) => "does",
+        ("don't", true) => "doesn't",
+        ("have", true) => "has",
+        ("am", true) => "is",
+        ("am", false) => "are",
+        ("was", false) => "were",
+        (w, _)
+            if MODALS.contains(&w)
+                || ["do", "don't", "have", "does", "was", "can't", "won't"].contains(&w) =>
+        {
+            return Some(word.to_string())
+        }
+        _ => return None,
+    };
+    Some(if word.starts_with(|c: char| c.is_ascii_uppercase()) {
+        capitalize_first(agreed)
+    } else {
+        agreed.to_string()
+    })
 }
 
 fn split_trailing_punct(w: &str) -> (&str, &str) {
@@ -312,6 +351,22 @@ mod tests {
         assert_eq!(
             third_person("I study at night", Lang::En),
             "The user studies at night"
+        );
+    }
+
+    #[test]
+    fn an_auxiliary_before_i_agrees_with_the_user() {
+        assert_eq!(
+            third_person("How do I feel about moving?", Lang::En),
+            "How does the user feel about moving?"
+        );
+        assert_eq!(
+            third_person("Am I too late", Lang::En),
+            "Is the user too late"
+        );
+        assert_eq!(
+            third_person("Why can't I sleep and why don't I eat", Lang::En),
+            "Why can't the user sleep and why don't they eat"
         );
     }
 }

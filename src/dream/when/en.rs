@@ -17,6 +17,15 @@ pub(super) const WEEKDAYS: [(&str, Weekday); 7] = [
     ("sunday", Weekday::Sun),
 ];
 
+/// A weekday by its English name or three-letter abbreviation ("saturday", "sat"): shared
+/// with retrieval's time grammar.
+pub(crate) fn weekday_named(word: &str) -> Option<Weekday> {
+    WEEKDAYS
+        .iter()
+        .find(|(name, _)| *name == word || (word.len() == 3 && name.starts_with(word)))
+        .map(|&(_, day)| day)
+}
+
 pub(super) const MONTHS: [&str; 12] = [
     "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
 ];
@@ -47,7 +56,9 @@ pub(super) fn words(lower: &str) -> Vec<(&str, usize, usize)> {
     out
 }
 
-pub(super) fn month_of(word: &str) -> Option<u32> {
+/// A month by its English name or abbreviation ("march", "sept", "oct"): shared with
+/// retrieval's time grammar.
+pub(crate) fn month_of(word: &str) -> Option<u32> {
     if word.len() < 3 || word == "mayor" {
         return None;
     }

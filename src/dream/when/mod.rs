@@ -21,6 +21,8 @@ use crate::time::calendar::{self, previous, upcoming};
 use crate::time::{date_text, month_text};
 use chrono::{Datelike, NaiveDate, Weekday};
 use en::*;
+/// The English month and weekday names, for retrieval's time grammar (one lexicon).
+pub(crate) use en::{month_of as english_month, weekday_named as english_weekday};
 use zh::*;
 
 /// A date (and maybe a time of day) found in a sentence, with the byte spans it covered.

@@ -92,6 +92,24 @@ pub(super) fn zh_date_at(rest: &str, today: NaiveDate) -> Option<(NaiveDate, usi
             return Some((calendar::plus_days(today, offset)?, word.len()));
         }
     }
+    // 上周六, 上个星期五: a day of last week.
+    for prefix in ["上个", "上"] {
+        let Some(after_prefix) = rest.strip_prefix(prefix) else {
+            continue;
+        };
+        for unit in ["星期", "礼拜", "周"] {
+            let Some(day) = after_prefix.strip_prefix(unit) else {
+                continue;
+            };
+            let c = day.chars().next()?;
+            let date = calendar::plus_days(next_week_day(today, zh_weekday(c)?)?, -14)?;
+            let used = prefix
+                .len()
+                .saturating_add(unit.len())
+                .saturating_add(c.len_utf8());
+            return Some((date, used));
+        }
+    }
     // 下周一, 下个星期五, 这周三, 本周日, 周六, 星期天, 礼拜二
     let (next_week, after_prefix) = ["下个", "下"]
         .iter()
@@ -142,7 +160,7 @@ pub(super) fn zh_date_at(rest: &str, today: NaiveDate) -> Option<(NaiveDate, usi
 }
 
 pub(super) fn zh_time(text: &str) -> Option<((u32, u32), (usize, usize))> {
-    const PERIODS: [(&str, u32); 9] = [
+    const PERIODS: [(&str, u32); 10] = [
         ("凌晨", 0),
         ("早上", 0),
         ("上午", 0),
@@ -152,6 +170,7 @@ pub(super) fn zh_time(text: &str) -> Option<((u32, u32), (usize, usize))> {
         ("傍晚", 12),
         ("晚上", 12),
         ("今晚", 12),
+        ("明晚", 12),
     ];
     for (i, _) in text.char_indices() {
         let rest = from(text, i);

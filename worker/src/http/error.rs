@@ -128,11 +128,7 @@ impl From<Error> for HttpError {
             Error::NotConfigured(_) => 503,
             Error::Port(_) | Error::Internal(_) => 500,
         };
-        let code = match &err {
-            Error::Port(PortError::Conflict(_)) => "conflict",
-            other => other.code(),
-        };
-        HttpError::new(status, code, err.to_string())
+        HttpError::new(status, err.code(), err.to_string())
     }
 }
 

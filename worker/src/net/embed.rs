@@ -9,13 +9,6 @@ use hippo::ports::{Embedder, HttpClient, HttpRequest, PortResult, SimilarityThre
 use serde::{Deserialize, Serialize};
 use std::rc::Rc;
 
-/// Thresholds for general-purpose sentence embedders (cosine): paraphrases of one fact score
-/// above ~0.9; related but distinct facts land in the 0.75–0.9 band.
-pub const SENTENCE_THRESHOLDS: SimilarityThresholds = SimilarityThresholds {
-    duplicate: 0.92,
-    ambiguous: 0.78,
-};
-
 /// Texts per request (providers cap batch sizes; 64 stays under all common caps).
 const BATCH: usize = 64;
 const TIMEOUT_MS: u32 = 10_000;
@@ -145,7 +138,7 @@ impl Embedder for OpenAiEmbedder {
     }
 
     fn thresholds(&self) -> SimilarityThresholds {
-        SENTENCE_THRESHOLDS
+        SimilarityThresholds::SENTENCE
     }
 
     async fn embed(&self, texts: &[String]) -> PortResult<Vec<Vec<f32>>> {
@@ -198,7 +191,7 @@ impl Embedder for WorkersAiEmbedder {
     }
 
     fn thresholds(&self) -> SimilarityThresholds {
-        SENTENCE_THRESHOLDS
+        SimilarityThresholds::SENTENCE
     }
 
     async fn embed(&self, texts: &[String]) -> PortResult<Vec<Vec<f32>>> {

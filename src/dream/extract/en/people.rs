@@ -396,13 +396,23 @@ pub(super) fn profile(s: &str, l: &str, sink: &mut Sink) {
         "i live in",
         "i'm from",
         "i am from",
+        "i'm originally from",
+        "i am originally from",
+        "i'm scared of",
+        "i'm afraid of",
+        "i'm terrified of",
         "i was born in",
         "i grew up in",
         "i'm studying",
         "i study",
         "my birthday is",
     ];
-    if let Some((start, end)) = first_after(l, FACTS) {
+    // Every fact of the sentence: "I grew up in Ohio but I live in Seattle now".
+    let mut facts = 0;
+    let mut from = 0;
+    while let Some((start, end)) = first_after(&l[from..], FACTS).map(|(a, b)| (a + from, b + from))
+    {
+        from = end;
         let what = tidy_item(clause(&s[end..], STOPS, &[]));
         if !what.is_empty() && what.split_whitespace().count() <= 6 {
             let signal = if l[start..].starts_with("my birthday") {
@@ -416,6 +426,29 @@ pub(super) fn profile(s: &str, l: &str, sink: &mut Sink) {
                 keywords.push("birthday".into());
             }
             sink.memory(signal, MemoryType::Profile, said, keywords);
+            facts += 1;
+        }
+    }
+    if facts > 0 {
+        return;
+    }
+    // "I'm 27", "I am 34 years old".
+    if let Some((_, end)) = first_after(l, &["i'm", "i am"]) {
+        let rest = l[end..].trim_start();
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        let after = rest[digits.len()..].trim_start();
+        let age_said = after.is_empty()
+            || after.starts_with(|c: char| !c.is_alphanumeric())
+            || ["years", "yo", "btw", "now", "this year", "and ", "but "]
+                .iter()
+                .any(|w| after.starts_with(w));
+        if digits.parse::<u32>().is_ok_and(|n| (5..=110).contains(&n)) && age_said {
+            sink.memory(
+                Signal::Preference,
+                MemoryType::Profile,
+                format!("The user is {digits} years old"),
+                vec![digits, "age".into()],
+            );
             return;
         }
     }

@@ -134,6 +134,7 @@ pub(super) fn constraints(s: &str, l: &str, styled: bool, sink: &mut Sink) {
     let mut lead = l.trim_start();
     for filler in [
         "please ",
+        "pls ",
         "and ",
         "also ",
         "from now on, ",
@@ -152,16 +153,23 @@ pub(super) fn constraints(s: &str, l: &str, styled: bool, sink: &mut Sink) {
                     .iter()
                     .any(|e| what.to_ascii_lowercase().starts_with(e))
             {
+                // "call me sweetie" → "call them sweetie"; "you" stays the character.
+                let what_said = possessives(&what);
                 let summary = match t.trim() {
-                    "stop" | "avoid" => format!("The user asks you to {}{what}", t),
-                    _ => format!("The user asks you not to {what}"),
+                    "stop" | "avoid" => format!("The user asks you to {t}{what_said}"),
+                    _ => format!("The user asks you not to {what_said}"),
                 };
-                sink.memory(
-                    Signal::Constraint,
-                    MemoryType::Constraint,
-                    summary,
-                    keywords_of(&what),
-                );
+                // How the user wants to be called is a preference, not a rule.
+                let lower_what = what.to_ascii_lowercase();
+                let memory_type = if ["call me", "calling me"]
+                    .iter()
+                    .any(|c| lower_what.starts_with(c))
+                {
+                    MemoryType::Preference
+                } else {
+                    MemoryType::Constraint
+                };
+                sink.memory(Signal::Constraint, memory_type, summary, keywords_of(&what));
             }
             return;
         }
@@ -343,7 +351,26 @@ pub(super) fn appointment(s: &str, l: &str, sink: &mut Sink) -> bool {
     } else {
         format!("The user's plan: {restated}")
     };
-    sink.pkg("Important Appointments", &format!("{label} {core}"));
+    // A reminder asked for or a chore owed ("remind me to call grandma tomorrow", "I still
+    // need to buy groceries tomorrow") is an everyday to-do: a dated project memory, not one
+    // of the user's important appointments, unless it names an event or a deadline.
+    const TO_DO: &[&str] = &[
+        "remind me",
+        "don't let me forget",
+        "make sure i",
+        "need to",
+        "have to",
+        "got to",
+        "gotta",
+    ];
+    // The named events of `EVENT_CUES` (its nouns, before the verb phrases).
+    let event = EVENT_CUES[..EVENT_CUES.iter().position(|c| *c == "have to").unwrap_or(0)]
+        .iter()
+        .any(|c| find_word(l, c).is_some());
+    let deadline_said = ["submit", "hand in", "by "].iter().any(|c| l.contains(c));
+    if !TO_DO.iter().any(|r| l.contains(r)) || event || deadline_said {
+        sink.pkg("Important Appointments", &format!("{label} {core}"));
+    }
     let deadline = ["deadline", "due", "submit", "hand in"]
         .iter()
         .any(|c| lower.contains(c));

@@ -225,6 +225,7 @@ pub(super) fn likes(s: &str, l: &str, sink: &mut Sink) {
         ("hate", "hates", false),
         ("dislike", "dislikes", false),
         ("detest", "detests", false),
+        ("can't stand", "can't stand", false),
     ];
     const ADVERBS: &[&str] = &[
         "really",
@@ -276,6 +277,11 @@ pub(super) fn likes(s: &str, l: &str, sink: &mut Sink) {
             let before = l[..end - verb.len()].trim_end();
             let mut rest = before;
             let mut negated = false;
+            // "I used to love horror movies": a past liking, kept as past.
+            let past = rest.ends_with(" used to");
+            if past {
+                rest = rest.trim_end_matches(" used to").trim_end();
+            }
             loop {
                 if let Some(n) = NEGATIONS.iter().find(|n| {
                     rest.ends_with(**n)
@@ -302,6 +308,12 @@ pub(super) fn likes(s: &str, l: &str, sink: &mut Sink) {
                 continue;
             }
             let liked = *positive != negated;
+            if past {
+                let what = possessives(&items.join(" and "));
+                let summary = format!("The user used to {verb} {what}, not any more");
+                sink.memory(Signal::Preference, MemoryType::Preference, summary, items);
+                continue;
+            }
             if liked {
                 for item in &items {
                     classify_liked(item, to_form, sink);
@@ -344,7 +356,7 @@ pub(super) fn classify_liked(item: &str, to_form: bool, sink: &mut Sink) {
 }
 
 /// "my own studio" → "their own studio": the user's words inside a third-person summary.
-fn possessives(text: &str) -> String {
+pub(super) fn possessives(text: &str) -> String {
     text.split(' ')
         .map(|w| match w.to_ascii_lowercase().as_str() {
             "my" => "their",

@@ -17,9 +17,141 @@ pub(super) const SURNAMES: &str = "王李张刘陈杨黄赵吴周徐孙马朱胡
 pub(super) const NAME_PREFIXES: &str = "小老阿大";
 
 pub(super) fn looks_like_name(name: &str) -> bool {
-    name.starts_with(|c: char| {
-        c.is_ascii_alphabetic() || SURNAMES.contains(c) || NAME_PREFIXES.contains(c)
-    })
+    let mut chars = name.chars();
+    // A doubled character is a common given name or pet name (婷婷, 朵朵, 乐乐).
+    let doubled = chars.next().is_some_and(|c| Some(c) == chars.next());
+    doubled
+        || name.starts_with(|c: char| {
+            c.is_ascii_alphabetic() || SURNAMES.contains(c) || NAME_PREFIXES.contains(c)
+        })
+}
+
+/// Where the user says whose a relation word is, right before it: "我", "我的", "我最好的",
+/// "我家", "我养了一只" …
+const MY_LEADS: &[&str] = &[
+    "我的",
+    "我有个",
+    "我有一个",
+    "我有一位",
+    "我有只",
+    "我有一只",
+    "我最好的",
+    "我的好",
+    "我家",
+    "我家的",
+    "我养的",
+    "我养了只",
+    "我养了一只",
+    "我养了一条",
+    "我",
+];
+
+/// The last clause of `before`: what follows its last punctuation mark.
+fn last_clause(before: &str) -> &str {
+    before
+        .rsplit(['，', ',', '。', '！', '？'])
+        .next()
+        .unwrap_or(before)
+}
+
+/// "我姑姑家的表妹", "我们部门新来的经理": a clause that opens with "我" and ends with "的"
+/// right before the relation word makes the relation the user's, unless what the "的" hangs
+/// on is itself a person ("我同学的妈妈" is the classmate's mother).
+fn my_possessive_chain(before: &str) -> bool {
+    let clause = last_clause(before);
+    let Some(owner) = clause.strip_suffix('的') else {
+        return false;
+    };
+    clause.starts_with('我')
+        && !lexicon::ZH_RELATIONS
+            .iter()
+            .any(|(w, _, _)| owner.ends_with(w))
+}
+
+/// "小红是我的同学", "小雨是我最好的朋友": the name before "是我" when only a few modifier
+/// characters ("的", "最好的") stand between "是我" and the relation word.
+fn name_before_is_mine(before: &str) -> Option<String> {
+    let at = before.rfind("是我")?;
+    let between = &before[at + "是我".len()..];
+    if between.chars().count() > 4 || (!between.is_empty() && !between.ends_with('的')) {
+        return None;
+    }
+    let head = &before[..at];
+    let chars: Vec<char> = head
+        .chars()
+        .rev()
+        .take_while(|c| text::is_cjk(*c) && !NAME_STOPS.contains(*c))
+        .take(3)
+        .collect();
+    (chars.len() >= 2).then(|| chars.into_iter().rev().collect())
+}
+
+/// "我们班的张伟", "我们公司的小李": a named member of the user's class, dorm or workplace.
+fn group_members(s: &str, out: &mut Vec<Mention>) {
+    const GROUPS: &[(&str, &str, Circle)] = &[
+        ("我们班的", "同学", Circle::Friend),
+        ("我们宿舍的", "室友", Circle::Friend),
+        ("我们寝室的", "室友", Circle::Friend),
+        ("我们公司的", "同事", Circle::Other),
+        ("我们部门的", "同事", Circle::Other),
+        ("我们单位的", "同事", Circle::Other),
+        ("我们组的", "同事", Circle::Other),
+    ];
+    for &(lead, title, circle) in GROUPS {
+        let Some(i) = s.find(lead) else { continue };
+        let after = &s[i + lead.len()..];
+        if lexicon::ZH_RELATIONS
+            .iter()
+            .any(|(w, _, _)| after.starts_with(w))
+        {
+            continue;
+        }
+        if let Some(n) = name_at(after, 3).filter(|n| looks_like_name(n)) {
+            out.push(Mention {
+                name: Some(prefixed_name(n)),
+                title,
+                circle,
+                mine: true,
+            });
+        }
+    }
+}
+
+/// A name opened by 小 / 老 / 阿 / 大, or a doubled one, has two characters ("老陈", "豆豆"):
+/// "老陈教了我" is 老陈, not 老陈教. A diminutive 儿 may follow ("小鱼儿").
+fn prefixed_name(n: String) -> String {
+    let chars: Vec<char> = n.chars().collect();
+    let short = NAME_PREFIXES.contains(chars[0]) || chars.get(1) == Some(&chars[0]);
+    if chars.len() == 3 && short && chars[2] != '儿' {
+        chars[..2].iter().collect()
+    } else {
+        n
+    }
+}
+
+/// A person the sentence mentions with their relation to the user.
+struct Mention {
+    name: Option<String>,
+    title: &'static str,
+    circle: Circle,
+    /// Said as the user's own ("我妈", "我的同学"), not merely opening a clause.
+    mine: bool,
+}
+
+/// A named person with their relation: entity, PKG list, and a relationship memory.
+fn record_person(n: &str, title: &str, circle: Circle, sink: &mut Sink) {
+    sink.person(n, title);
+    match circle {
+        Circle::Friend => sink.pkg("Important Friends", n),
+        Circle::Family | Circle::Other => sink.pkg("Other Important People", n),
+        Circle::Pet => {}
+    }
+    sink.memory(
+        Signal::Relation,
+        MemoryType::Relationship,
+        format!("{n}是用户的{title}"),
+        vec![n.to_string(), title.into()],
+    );
 }
 
 /// A name at the start of `rest`: a Latin word, or two to `max` Chinese characters that no
@@ -123,6 +255,10 @@ pub(super) fn nickname(s: &str, sink: &mut Sink) {
         "我小名叫",
         "我的网名是",
         "我外号叫",
+        "我的英文名是",
+        "我的英文名叫",
+        "我英文名叫",
+        "我英文名是",
     ] {
         if let Some(i) = s.find(t) {
             found = found.or_else(|| name_at(&s[i + t.len()..], 4));
@@ -160,6 +296,19 @@ pub(super) fn name(s: &str, sink: &mut Sink) {
 }
 
 pub(super) fn relations(s: &str, sink: &mut Sink) {
+    for m in mentions(s) {
+        match m.name {
+            Some(n) => record_person(&n, m.title, m.circle, sink),
+            None if m.circle == Circle::Family && m.mine => sink.person(m.title, m.title),
+            None => {}
+        }
+    }
+}
+
+/// The people `s` mentions with their relation to the user, in order.
+fn mentions(s: &str) -> Vec<Mention> {
+    let mut out = Vec::new();
+    group_members(s, &mut out);
     let mut i = 0;
     while i < s.len() {
         let rest = &s[i..];
@@ -174,58 +323,34 @@ pub(super) fn relations(s: &str, sink: &mut Sink) {
         let before = &s[..i];
         let after = &rest[word.len()..];
         i += word.len();
-        let mine = [
-            "我的",
-            "我有个",
-            "我有一个",
-            "我有一位",
-            "我最好的",
-            "我的好",
-            "我",
-        ]
-        .iter()
-        .any(|p| before.ends_with(p));
-        let name = if let Some(b) = before.strip_suffix("是我的") {
-            // "小红是我的同学": the name is the end of what comes before.
-            let chars: Vec<char> = b
-                .chars()
-                .rev()
-                .take_while(|c| text::is_cjk(*c) && !NAME_STOPS.contains(*c))
-                .take(3)
-                .collect();
-            (chars.len() >= 2).then(|| chars.into_iter().rev().collect())
-        } else if mine {
+        let mine = MY_LEADS.iter().any(|p| before.ends_with(p)) || my_possessive_chain(before);
+        // "同事老王请我吃饭": a relation word opening a clause, followed by a name.
+        let opens_clause = last_clause(before).is_empty();
+        let name = if let Some(n) = name_before_is_mine(before) {
+            Some(n)
+        } else if mine || opens_clause {
             let after = after.trim_start_matches(['，', ',']);
             match ["名叫", "叫做", "叫"]
                 .iter()
                 .find_map(|p| after.strip_prefix(p))
             {
-                Some(called) => name_after(called, 3, true),
-                None => name_at(after, 3).filter(|n| looks_like_name(n)),
+                Some(called) if mine => name_after(called, 3, true),
+                _ => name_at(after, 3)
+                    .filter(|n| looks_like_name(n))
+                    .map(prefixed_name),
             }
         } else {
             continue;
         };
-        match name {
-            Some(n) if n != title => {
-                sink.person(&n, title);
-                match circle {
-                    Circle::Friend => sink.pkg("Important Friends", &n),
-                    Circle::Family | Circle::Other => sink.pkg("Other Important People", &n),
-                    Circle::Pet => {}
-                }
-                let summary = format!("{n}是用户的{title}");
-                sink.memory(
-                    Signal::Relation,
-                    MemoryType::Relationship,
-                    summary,
-                    vec![n.clone(), title.into()],
-                );
-            }
-            _ if circle == Circle::Family && mine => sink.person(title, title),
-            _ => {}
-        }
+        let name = name.filter(|n| n != title);
+        out.push(Mention {
+            name,
+            title,
+            circle,
+            mine,
+        });
     }
+    out
 }
 
 pub(super) fn profile(s: &str, sink: &mut Sink) {
@@ -275,7 +400,17 @@ pub(super) fn profile(s: &str, sink: &mut Sink) {
     }
     for (_, rest) in after_me(s, "在") {
         let what = clause(rest, STOPS, &[]);
-        for verb in ["工作", "上班", "上学", "读书", "读大学", "实习"] {
+        for verb in [
+            "工作",
+            "上班",
+            "上学",
+            "读书",
+            "读大学",
+            "上大学",
+            "读研",
+            "念书",
+            "实习",
+        ] {
             if let Some(place) = what
                 .strip_suffix(verb)
                 .filter(|p| (2..=12).contains(&p.chars().count()))
@@ -288,6 +423,28 @@ pub(super) fn profile(s: &str, sink: &mut Sink) {
                 );
                 return;
             }
+        }
+    }
+    // "我特别怕黑", "我害怕打雷": a fear is part of who the user is.
+    for t in ["害怕", "怕"] {
+        // Said of the user in its own clause: "拔智齿，好怕疼" is a feeling about the plan.
+        let own_clause = s
+            .find(t)
+            .is_some_and(|i| last_clause(&s[..i]).starts_with('我'));
+        if !own_clause {
+            continue;
+        }
+        if let Some((_, rest)) = after_me(s, t).into_iter().next() {
+            let what = tidy_item(clause(rest, STOPS, &[]));
+            if (1..=8).contains(&what.chars().count()) && !what.starts_with(NOT_OBJECTS) {
+                sink.memory(
+                    Signal::Preference,
+                    MemoryType::Profile,
+                    format!("用户怕{what}"),
+                    vec![what],
+                );
+            }
+            break;
         }
     }
     for t in ["我的生日是", "我生日是", "我的生日在", "我生日在"] {

@@ -89,9 +89,15 @@ pub(super) fn constraints(s: &str, styled: bool, sink: &mut Sink) {
         let what = tidy_item(clause(&lead[t.len()..], STOPS, &[]));
         if what.chars().count() >= 2 {
             let keywords = keywords_of(&what);
+            // "不要叫我宝宝": how the user wants to be called is a preference.
+            let memory_type = if what.starts_with("叫我") {
+                MemoryType::Preference
+            } else {
+                MemoryType::Constraint
+            };
             sink.memory(
                 Signal::Constraint,
-                MemoryType::Constraint,
+                memory_type,
                 text::third_person(&format!("用户要求{t}{what}"), Lang::Zh),
                 keywords,
             );
@@ -129,6 +135,39 @@ pub(super) const EVENT_CUES: &[&str] = &[
     "手术",
 ];
 
+/// A reminder asked for or a chore owed ("提醒我取快递", "明天还得买菜"): what follows is an
+/// everyday to-do, unless it names an event.
+const ZH_TO_DO: &[&str] = &[
+    "提醒我",
+    "提醒一下我",
+    "叫我记得",
+    "还得",
+    "得去",
+    "必须",
+    "需要",
+];
+/// Events that stay appointments even when the user asks to be reminded of them.
+const ZH_EVENTS: &[&str] = &[
+    "面试",
+    "考试",
+    "复查",
+    "体检",
+    "看病",
+    "婚礼",
+    "生日",
+    "演唱会",
+    "比赛",
+    "手术",
+    "会议",
+    "开会",
+    "约",
+    "航班",
+    "飞机",
+    "出差",
+    "聚会",
+    "截止",
+    "提交",
+];
 /// Words that make a dated clause a hypothesis rather than a plan.
 const HYPOTHETICAL: &[&str] = &["要是", "如果", "假如", "万一", "的话", "假设"];
 /// Words that make a dated clause a habit or a liking rather than an event.
@@ -152,9 +191,15 @@ pub(super) fn appointment(s: &str, sink: &mut Sink) -> bool {
     let decided = ["决定", "打算", "准备", "计划"]
         .iter()
         .any(|d| restated.contains(d));
+    // "小林说他周末要去…": someone else's plan, reported.
+    let reported = ["说他", "说她", "说他们", "说她们"]
+        .iter()
+        .any(|r| s.contains(r))
+        || s.starts_with(['他', '她']);
     if HYPOTHETICAL.iter().any(|h| s.contains(h))
         || HABITUAL.iter().any(|h| restated.contains(h))
         || decided
+        || reported
     {
         return false;
     }
@@ -171,11 +216,29 @@ pub(super) fn appointment(s: &str, sink: &mut Sink) -> bool {
     if core.chars().count() < 2 {
         return false;
     }
+    let last_day = w.end.unwrap_or(w.date);
+    // Done today: the date's clause says so ("今天被老板骂了"; tidying drops a final 了 from
+    // `core`), unless it is still ahead ("今天要交报告了").
+    let date_clause = clause(&bare_said, STOPS, &[]);
+    let said_as_done = DONE
+        .iter()
+        .any(|d| date_clause.contains(d) || core.contains(d))
+        && !["要", "得", "准备", "打算", "会", "将"]
+            .iter()
+            .any(|f| date_clause.contains(f));
+    // A span ("今年…五岁了") dates no single event.
+    let done = last_day < sink.day || (w.end.is_none() && w.date <= sink.day && said_as_done);
+    // A finished event needs no cue word ("今天被老板骂了"); a plan does.
+    let said_done = done && core.chars().filter(|c| text::is_cjk(*c)).count() >= 4;
     let verb = segment(&core)
         .iter()
         .any(|word| word.class == WordClass::Verb)
         || EVENT_CUES.iter().any(|c| core.contains(c));
-    if !verb {
+    // A reminder asked for or a chore ("提醒我周五交房租", "明天还得买菜") is an everyday
+    // to-do: a dated project memory, not one of the user's important appointments.
+    let chore = ZH_TO_DO.iter().any(|r| s.contains(r));
+    let to_do = chore && !ZH_EVENTS.iter().any(|e| s.contains(e));
+    if !verb && !said_done && !chore {
         return false;
     }
     let summary = if restated.starts_with(|c: char| c.is_ascii_digit()) {
@@ -183,11 +246,15 @@ pub(super) fn appointment(s: &str, sink: &mut Sink) -> bool {
     } else {
         text::third_person(&restated, Lang::Zh)
     };
-    let last_day = w.end.unwrap_or(w.date);
-    let done = last_day < sink.day || (w.date <= sink.day && DONE.iter().any(|d| core.contains(d)));
     if done {
         // What happened, with how it felt and why: the whole sentence.
-        let whole = text::third_person(text::cut_chars(&w.restate_all(s), 200), Lang::Zh);
+        let all = w.restate_all(s);
+        let said = text::cut_chars(&all, 200);
+        let whole = if said.starts_with(|c: char| c.is_ascii_digit()) {
+            dated_subject(said)
+        } else {
+            text::third_person(said, Lang::Zh)
+        };
         sink.memory_at(
             Signal::Emotional,
             MemoryType::History,
@@ -212,7 +279,9 @@ pub(super) fn appointment(s: &str, sink: &mut Sink) -> bool {
     .find_map(|v| core.strip_prefix(v))
     .unwrap_or(&core)
     .to_string();
-    sink.pkg("Important Appointments", &format!("{label} {bare}"));
+    if !to_do {
+        sink.pkg("Important Appointments", &format!("{label} {bare}"));
+    }
     let deadline = ["截止", "交", "提交"].iter().any(|c| core.contains(c));
     let keywords = vec![
         bare.clone(),
