@@ -204,7 +204,7 @@ impl Reader<'_> {
     }
     fn json<T: DeserializeOwned>(&mut self) -> Result<T, String> {
         let text = self.str()?;
-        serde_json::from_str(&text).map_err(|e| format!("a log record does not parse: {e}"))
+        hippo::json::parse(&text).map_err(|e| format!("a log record does not parse: {e}"))
     }
 }
 
@@ -306,11 +306,11 @@ pub async fn replay(
             store.commit(&npcid, batch).await.map_err(port)
         }
         META => {
-            let Meta { key, value } = serde_json::from_str(text()?).map_err(parse)?;
+            let Meta { key, value } = hippo::json::parse(text()?).map_err(parse)?;
             store.set_meta(&key, &value).await.map_err(port)
         }
         APPEND_TURNS => {
-            let AppendedTurns { npcid, turns } = serde_json::from_str(text()?).map_err(parse)?;
+            let AppendedTurns { npcid, turns } = hippo::json::parse(text()?).map_err(parse)?;
             let recorded: Vec<Option<u64>> = turns.iter().map(|t| Some(t.seq)).collect();
             let appended = store.append_turns(&npcid, turns).await.map_err(port)?;
             if appended.seqs != recorded {
@@ -320,11 +320,11 @@ pub async fn replay(
         }
         UPSERT => vectors.absorb(body).map_err(port),
         DELETE => {
-            let Deletion { npcid, ids } = serde_json::from_str(text()?).map_err(parse)?;
+            let Deletion { npcid, ids } = hippo::json::parse(text()?).map_err(parse)?;
             vectors.delete(&npcid, &ids).await.map_err(port)
         }
         DELETE_NPC => {
-            let Deletion { npcid, .. } = serde_json::from_str(text()?).map_err(parse)?;
+            let Deletion { npcid, .. } = hippo::json::parse(text()?).map_err(parse)?;
             vectors.delete_npc(&npcid).await.map_err(port)
         }
         other => Err(format!("unknown log record kind {other}")),
