@@ -34,7 +34,8 @@ command -v worker-build >/dev/null || { echo "[worker] missing worker-build: run
 
 echo "[worker] building $dir (release)"
 # workerd runs wasm SIMD: brute-force vector search and the core's ranking vectorize with it.
-(cd worker && RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+simd128" \
+# RUST_BACKTRACE=0: when cargo fails, worker-build's own backtrace would bury its error.
+(cd worker && RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+simd128" RUST_BACKTRACE=0 \
   worker-build --release --out-dir "$dir" "${cargo_args[@]}")
 raw=$(wc -c <"$out")
 gz=$(gzip -9c "$out" | wc -c)
