@@ -13,6 +13,8 @@ lint: setup
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo clippy -p hippo-worker --all-targets --features test-hooks -- -D warnings
+# The npm retrieval benchmark's example (make bench-npm) builds only with the `bench` feature.
+	cargo clippy -p hippo-wasm --all-targets --features bench -- -D warnings
 
 test-rust: setup
 	cargo test --workspace

@@ -154,6 +154,9 @@ export interface NpcList {
 export interface PkgView {
   npcid: string;
   pkg: Pkg;
+  /** Field → ids of the turns a dream drew its current value from; only fields with links,
+   * absent when none has any. */
+  source_turns?: Record<string, string[]>;
 }
 
 export interface PkgUpdate {
@@ -174,6 +177,8 @@ export interface Entity {
   alias: string[];
   title: string[];
   remark: string;
+  /** Ids of the turns a dream drew the entity from (at most 64); absent when none. */
+  source_turns?: string[];
 }
 
 export interface RelationshipView {
@@ -461,6 +466,8 @@ export interface SearchRequest {
   include_archived?: boolean;
   /** Adds each hit's signal contributions. */
   debug?: boolean;
+  /** Adds to each hit `sources`: the conversation turns it came from. */
+  include_sources?: boolean;
 }
 
 export interface SearchHit {
@@ -475,6 +482,17 @@ export interface SearchHit {
   sensitive: boolean;
   sensitive_category?: SensitiveCategory;
   signals?: Record<string, number>;
+  /** Only with `include_sources`: the hit's first 5 source turns still kept, as kept (no
+   * sensitive sentence; without `include_sensitive`, no quote marked or detected sensitive). */
+  sources?: SourceTurn[];
+}
+
+/** A conversation turn a hit came from, as the dream kept it. */
+export interface SourceTurn {
+  turn_id: string;
+  role: 'user' | 'assistant' | 'summary';
+  ts: Timestamp;
+  text: string;
 }
 
 export interface SearchResponse {
@@ -513,6 +531,8 @@ export interface NpcExport {
   version: number;
   npc: NpcView & { next_entity_seq: number; watermark: number; version?: number };
   pkg: Pkg;
+  /** The PKG fields' source links, as in `PkgView.source_turns`. */
+  pkg_source_turns?: Record<string, string[]>;
   relationship: Record<string, Entity>;
   diary: { prior: string; dailies: DiaryEntry[] };
   turns: Turn[];

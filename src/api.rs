@@ -11,7 +11,7 @@ use crate::diary::DiaryEntry;
 pub use crate::memory::MemoryPatch;
 use crate::memory::{Memory, MemoryInput};
 use crate::npc::NpcSettings;
-use crate::pkg::{Pkg, PkgUpdate};
+use crate::pkg::{Pkg, PkgSources, PkgUpdate};
 use crate::relationship::{Entity, EntityOp};
 use crate::sensitive::Category;
 use crate::time::Timestamp;
@@ -90,6 +90,10 @@ pub struct NpcList {
 pub struct PkgView {
     pub npcid: String,
     pub pkg: Pkg,
+    /// Field → the ids of the turns a dream drew its current value from (docs/LIFECYCLE.md,
+    /// "Source links"); fields without links are absent, and so is an empty map.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub source_turns: PkgSources,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -351,6 +355,9 @@ pub struct SearchRequest {
     pub include_archived: bool,
     #[serde(default)]
     pub debug: bool,
+    /// Add to each item the conversation turns it came from ([`SearchHit::sources`]).
+    #[serde(default)]
+    pub include_sources: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -375,6 +382,21 @@ pub struct SearchHit {
     pub sensitive_category: Option<Category>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signals: Option<IndexMap<String, f64>>,
+    /// Only with `include_sources`: the turns the item came from, as the dream kept them
+    /// (docs/LIFECYCLE.md, "Source links"); empty when none is kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sources: Option<Vec<SourceTurn>>,
+}
+
+/// A turn an item came from: what was said, as the dream kept it (without the sentences the
+/// sensitivity detector flags), who said it and when.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SourceTurn {
+    pub turn_id: String,
+    /// `user`, `assistant`, or `summary` (a session summary).
+    pub role: String,
+    pub ts: Timestamp,
+    pub text: String,
 }
 
 /// `POST /memory_retrieval` (SPEC §3.4). Unknown fields are ignored.
@@ -489,6 +511,10 @@ pub struct NpcExport {
     pub version: u32,
     pub npc: crate::npc::Npc,
     pub pkg: Pkg,
+    /// The PKG fields' links (see [`PkgView::source_turns`]); absent when none has any, and
+    /// in documents of builds before the links.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub pkg_source_turns: PkgSources,
     pub relationship: IndexMap<String, Entity>,
     pub diary: crate::diary::Diary,
     pub turns: Vec<Turn>,

@@ -2,7 +2,8 @@
 //!
 //! [`merge_updates`] is pure: it computes what a `PUT /api/pkg` request changes without
 //! touching the PKG, so the engine can turn the result into per-field store writes and
-//! [`apply_merge`] can replay it on an in-memory copy.
+//! [`apply_merge`] can replay it on an in-memory copy. [`field_writes`] adds each written
+//! field's source links (docs/LIFECYCLE.md, "Source links").
 #![deny(
     clippy::indexing_slicing,
     clippy::string_slice,
@@ -25,6 +26,37 @@ pub enum PkgValue {
 
 /// The PKG: field name → value, in the order fields were first set.
 pub type Pkg = IndexMap<String, PkgValue>;
+
+/// One stored PKG field: its value and the conversation turns its value was drawn from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PkgField {
+    pub key: String,
+    pub value: PkgValue,
+    /// Ids of the turns that stated the current value (a dream's links; at most
+    /// [`crate::memory::MAX_SOURCE_TURNS`]). Empty for a value set through the API.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub source_turns: Vec<String>,
+}
+
+/// Field name → the turns its value was drawn from; fields without links are absent.
+pub type PkgSources = IndexMap<String, Vec<String>>;
+
+/// The values of stored fields, in their order.
+pub fn values(fields: &[PkgField]) -> Pkg {
+    fields
+        .iter()
+        .map(|f| (f.key.clone(), f.value.clone()))
+        .collect()
+}
+
+/// The links of stored fields that have any, in the fields' order.
+pub fn sources(fields: &[PkgField]) -> PkgSources {
+    fields
+        .iter()
+        .filter(|f| !f.source_turns.is_empty())
+        .map(|f| (f.key.clone(), f.source_turns.clone()))
+        .collect()
+}
 
 /// One item of `PUT /api/pkg/{npcid}`: `{"key", "value"}`; value is a string or an array.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -205,8 +237,17 @@ fn check_key(key: &str, what: &str) -> Result<()> {
 /// Checks a stored PKG as a whole (an import): at most [`MAX_FIELDS`] fields, each one the
 /// merge rules could have written: a trimmed key that passes the key rules and is not a
 /// registration flag, a multi-value field as a list within its item limit (or a string),
-/// a regular field as a string; every text at most [`MAX_TEXT_CHARS`] characters.
-pub fn validate_stored(pkg: &Pkg, what: &str) -> Result<()> {
+/// a regular field as a string; every text at most [`MAX_TEXT_CHARS`] characters. `sources`
+/// may link only fields of `pkg`, each to turn ids as a dream stores them.
+pub fn validate_stored(pkg: &Pkg, sources: &PkgSources, what: &str) -> Result<()> {
+    for (key, ids) in sources {
+        if !pkg.contains_key(key) {
+            return Err(Error::invalid(format!(
+                "{what}_source_turns[{key:?}] links a field the PKG does not have"
+            )));
+        }
+        crate::memory::check_source_turns(ids, &format!("{what}_source_turns[{key:?}]"))?;
+    }
     if field_count(pkg) > MAX_FIELDS {
         return Err(Error::invalid(format!(
             "{what} has more than {MAX_FIELDS} fields"
@@ -236,6 +277,50 @@ pub fn validate_stored(pkg: &Pkg, what: &str) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The fields a merge writes, each with its links, in the order the merge applied them.
+///
+/// `links[i]` are the turns that stated `updates[i]` (a dream's provenance; empty or short
+/// for the API). A field's links are the turns that stated its current value: a regular
+/// field whose value a merge replaced starts over (the old turns stated the old value), a
+/// multi-value field keeps its links and gains the new ones, without repeats and up to
+/// [`crate::memory::MAX_SOURCE_TURNS`] (the first kept, as for memories). A field is written
+/// when its value or its links changed, so re-dreaming the same turns writes nothing.
+pub fn field_writes(
+    current: &[PkgField],
+    merge: &PkgMerge,
+    updates: &[PkgUpdate],
+    links: &[Vec<String>],
+) -> Vec<PkgField> {
+    let mut out = Vec::new();
+    for key in &merge.updated_fields {
+        let old = current.iter().find(|f| &f.key == key);
+        let changed = merge.changes.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+        let Some(value) = changed.or(old.map(|f| &f.value)) else {
+            continue;
+        };
+        let old_links = old.map(|f| f.source_turns.as_slice()).unwrap_or_default();
+        let replaced = changed.is_some() && item_limit(key).is_none();
+        let mut source_turns = if replaced {
+            Vec::new()
+        } else {
+            old_links.to_vec()
+        };
+        for (update, more) in updates.iter().zip(links) {
+            if update.key.trim() == key {
+                crate::memory::merge_source_turns(&mut source_turns, more);
+            }
+        }
+        if changed.is_some() || source_turns != old_links {
+            out.push(PkgField {
+                key: key.clone(),
+                value: value.clone(),
+                source_turns,
+            });
+        }
+    }
+    out
 }
 
 /// Applies a merge: new keys are appended, existing keys keep their place.
@@ -535,13 +620,115 @@ mod tests {
         assert_eq!(merge.over_cap, ["New"]);
         assert!(merge.refuse_over_cap().is_err());
         assert!(
-            validate_stored(&full, "pkg").is_err(),
+            validate_stored(&full, &PkgSources::new(), "pkg").is_err(),
             "a flag is not a stored field"
         );
         full.shift_remove("voice_registered");
-        assert!(validate_stored(&full, "pkg").is_ok());
+        assert!(validate_stored(&full, &PkgSources::new(), "pkg").is_ok());
         full.insert("one more".into(), PkgValue::Text("x".into()));
-        assert!(validate_stored(&full, "pkg").is_err());
+        assert!(validate_stored(&full, &PkgSources::new(), "pkg").is_err());
+    }
+
+    fn field(key: &str, value: PkgValue, links: &[&str]) -> PkgField {
+        PkgField {
+            key: key.into(),
+            value,
+            source_turns: links.iter().map(|l| l.to_string()).collect(),
+        }
+    }
+
+    fn links(ids: &[&str]) -> Vec<String> {
+        ids.iter().map(|l| l.to_string()).collect()
+    }
+
+    /// The writes of merging `updates` (each stated by the turns beside it) into `current`.
+    fn writes(current: &[PkgField], updates: &[(PkgUpdate, &[&str])]) -> Vec<PkgField> {
+        let (updates, stated): (Vec<PkgUpdate>, Vec<Vec<String>>) =
+            updates.iter().map(|(u, l)| (u.clone(), links(l))).unzip();
+        let merge = merge_updates(&values(current), &updates).unwrap();
+        field_writes(current, &merge, &updates, &stated)
+    }
+
+    #[test]
+    fn a_dreamt_value_links_to_its_turns_and_the_same_turns_again_write_nothing() {
+        let current = [field("Hobbies", list(&["Swimming"]), &["t1"])];
+        let got = writes(
+            &current,
+            &[
+                (up("Hobbies", json!("Painting")), &["t2"]),
+                (up("City", json!("Hangzhou")), &["t3", "t4"]),
+            ],
+        );
+        assert_eq!(
+            got,
+            [
+                field("Hobbies", list(&["Swimming", "Painting"]), &["t1", "t2"]),
+                field("City", PkgValue::Text("Hangzhou".into()), &["t3", "t4"]),
+            ]
+        );
+        // Re-dreaming the same turns: same value, same links, nothing to write.
+        let again = writes(&got, &[(up("Hobbies", json!("Painting")), &["t2"])]);
+        assert!(again.is_empty(), "{again:?}");
+        // A new turn restating a value links to it too (as a reinforced memory does).
+        let restated = writes(&got, &[(up("City", json!("Hangzhou")), &["t9"])]);
+        assert_eq!(
+            restated,
+            [field(
+                "City",
+                PkgValue::Text("Hangzhou".into()),
+                &["t3", "t4", "t9"]
+            )]
+        );
+    }
+
+    #[test]
+    fn a_replaced_value_drops_the_links_of_the_old_one_and_links_are_capped() {
+        let current = [
+            field("City", PkgValue::Text("Berlin".into()), &["t1"]),
+            field("Hobbies", list(&["Swimming"]), &["t1"]),
+        ];
+        // Through the API (stated by no turn): the list keeps its links, the city has none.
+        let api = [up("City", json!("Paris")), up("Hobbies", json!("Chess"))];
+        let merge = merge_updates(&values(&current), &api).unwrap();
+        assert_eq!(
+            field_writes(&current, &merge, &api, &[]),
+            [
+                field("City", PkgValue::Text("Paris".into()), &[]),
+                field("Hobbies", list(&["Swimming", "Chess"]), &["t1"]),
+            ]
+        );
+        // By a dream: the new value's turns only.
+        let got = writes(&current, &[(up("City", json!("Paris")), &["t2"])]);
+        assert_eq!(
+            got,
+            [field("City", PkgValue::Text("Paris".into()), &["t2"])]
+        );
+        // At most MAX_SOURCE_TURNS, the first ones kept.
+        let many: Vec<String> = (0..70).map(|i| format!("t{i}")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        let got = writes(&[], &[(up("Hobbies", json!("Go")), &many)]);
+        assert_eq!(got[0].source_turns.len(), crate::memory::MAX_SOURCE_TURNS);
+        assert_eq!(got[0].source_turns[0], "t0");
+    }
+
+    #[test]
+    fn stored_links_must_name_fields_and_turn_ids() {
+        let mut pkg = Pkg::new();
+        pkg.insert("City".into(), PkgValue::Text("Paris".into()));
+        let linked = |key: &str, ids: Vec<String>| PkgSources::from([(key.to_string(), ids)]);
+        assert!(validate_stored(&pkg, &linked("City", links(&["turn_1"])), "pkg").is_ok());
+        for bad in [
+            linked("Job", links(&["turn_1"])),
+            linked("City", links(&["turn 1"])),
+            linked("City", links(&["turn_1", "turn_1"])),
+            linked("City", (0..65).map(|i| format!("turn_{i}")).collect()),
+        ] {
+            let err = validate_stored(&pkg, &bad, "pkg").unwrap_err();
+            assert!(
+                matches!(&err, Error::InvalidInput(m) if m.starts_with("pkg_source_turns")),
+                "{err:?}"
+            );
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::diary::DiaryEntry;
 use crate::error::PortError;
 use crate::memory::{Collection, Memory, MemoryType};
 use crate::npc::Npc;
-use crate::pkg::PkgValue;
+use crate::pkg::{PkgField, PkgValue};
 use crate::relationship::Entity;
 use crate::time::Timestamp;
 use async_trait::async_trait;
@@ -32,11 +32,15 @@ pub enum Write {
     PutNpc(Npc),
     /// Delete the NPC and every row of it (PKG, relationships, diary, log, memories, tokens).
     DeleteNpc,
-    /// Set one PKG field. A new field goes after the existing ones; an existing one keeps
-    /// its place (per-field rows: parallel updates of different fields never collide).
+    /// Set one PKG field and its links (both replaced). A new field goes after the existing
+    /// ones; an existing one keeps its place (per-field rows: parallel updates of different
+    /// fields never collide).
     SetPkgField {
         key: String,
         value: PkgValue,
+        /// See [`PkgField::source_turns`].
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        source_turns: Vec<String>,
     },
     PutEntity {
         id: String,
@@ -93,6 +97,15 @@ pub enum Write {
 }
 
 impl Write {
+    /// A [`Write::SetPkgField`] of `field`.
+    pub fn set_pkg_field(field: PkgField) -> Write {
+        Write::SetPkgField {
+            key: field.key,
+            value: field.value,
+            source_turns: field.source_turns,
+        }
+    }
+
     /// Whether committing this write moves the NPC's `version`: every write a writer computes
     /// from what it read does; a touch (commutative) does not, nor does deleting the NPC.
     pub fn moves_version(&self) -> bool {
@@ -235,13 +248,16 @@ pub trait Store {
     async fn npc(&self, npcid: &str) -> PortResult<Option<Npc>>;
     /// NPCs ordered by npcid, strictly after `after`.
     async fn list_npcs(&self, after: Option<&str>, limit: usize) -> PortResult<Vec<Npc>>;
-    /// The PKG fields in their stored order (registration flags are on [`Npc`]).
-    async fn pkg(&self, npcid: &str) -> PortResult<Vec<(String, PkgValue)>>;
+    /// The PKG fields, with their links, in their stored order (registration flags are on
+    /// [`Npc`]).
+    async fn pkg(&self, npcid: &str) -> PortResult<Vec<PkgField>>;
     async fn entities(&self, npcid: &str) -> PortResult<Vec<(String, Entity)>>;
     /// `prior` and the dailies, oldest first.
     async fn diary(&self, npcid: &str) -> PortResult<(String, Vec<DiaryEntry>)>;
     /// Log entries with `seq > after_seq`, in `seq` order, at most `limit`.
     async fn turns(&self, npcid: &str, after_seq: u64, limit: usize) -> PortResult<Vec<Turn>>;
+    /// The NPC's log entries with these ids, in `seq` order; unknown ids are skipped.
+    async fn turns_by_id(&self, npcid: &str, ids: &[String]) -> PortResult<Vec<Turn>>;
     /// Appends log entries to an existing NPC as one atomic write that needs no version:
     /// each entry gets the next `seq` of the log (1, 2, … with no gaps; the `seq` given is
     /// ignored), in order, unless an entry with the same `(session_id, turn_index)` is stored

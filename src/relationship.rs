@@ -22,6 +22,10 @@ pub struct Entity {
     pub title: Vec<String>,
     #[serde(default)]
     pub remark: String,
+    /// Ids of the turns a dream drew the entity from (docs/LIFECYCLE.md, "Source links"), at
+    /// most [`crate::memory::MAX_SOURCE_TURNS`]. Explicit ops leave them as they are.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub source_turns: Vec<String>,
 }
 
 /// The NPC's entities keyed by id. Iteration is by entity number (see [`entity_number`]).
@@ -107,6 +111,20 @@ pub fn apply_ops(
     ops: &[EntityOp],
     strict: bool,
 ) -> Result<EntityOpsOutcome> {
+    apply_linked_ops(current, next_entity_seq, ops, &[], strict)
+}
+
+/// [`apply_ops`] for ops drawn from the conversation: `links[i]` are the turns that stated
+/// `ops[i]`, added to the entity it adds or updates (without repeats, up to
+/// [`crate::memory::MAX_SOURCE_TURNS`]). An entity whose only change is a new link is
+/// written too; the same turns again change nothing.
+pub fn apply_linked_ops(
+    current: &Relationships,
+    next_entity_seq: u32,
+    ops: &[EntityOp],
+    links: &[Vec<String>],
+    strict: bool,
+) -> Result<EntityOpsOutcome> {
     let mut entities = current.clone();
     let highest = current.keys().filter_map(|id| entity_number(id)).max();
     let mut seq = next_entity_seq.max(highest.map_or(1, |n| n.saturating_add(1)));
@@ -116,6 +134,9 @@ pub fn apply_ops(
     for (index, op) in ops.iter().enumerate() {
         match apply_op(&mut entities, &mut seq, index, op) {
             Ok((kind, id)) => {
+                if let (Some(entity), Some(more)) = (entities.get_mut(&id), links.get(index)) {
+                    crate::memory::merge_source_turns(&mut entity.source_turns, more);
+                }
                 if !touched.contains(&id) {
                     touched.push(id.clone());
                 }
@@ -350,6 +371,7 @@ pub fn validate_stored<'a>(
             [("alias", Some(&e.alias)), ("title", Some(&e.title))],
             Some(&e.remark),
         )?;
+        crate::memory::check_source_turns(&e.source_turns, &format!("{at}.source_turns"))?;
     }
     Ok(())
 }
@@ -400,6 +422,69 @@ mod tests {
             1,
             &[hong, op(OpKind::Add, "Teacher Zhang")],
         )
+    }
+
+    #[test]
+    fn dreamt_ops_link_their_entities_without_repeats_and_explicit_ops_keep_the_links() {
+        let ops = [
+            op(OpKind::Add, "Anna"),
+            op(OpKind::Add, "Ben"),
+            op(OpKind::Update, "anna"),
+            op(OpKind::Update, "nobody"),
+        ];
+        let links = [
+            strings(&["t1"]),
+            strings(&["t2"]),
+            strings(&["t3", "t1"]),
+            strings(&["t9"]),
+        ];
+        let out = apply_linked_ops(&Relationships::new(), 1, &ops, &links, false).unwrap();
+        assert_eq!(out.entities["entity_001"].source_turns, ["t1", "t3"]);
+        assert_eq!(out.entities["entity_002"].source_turns, ["t2"]);
+        // The same ops from the same turns again: nothing changes, nothing is written.
+        let again = apply_linked_ops(&out.entities, 3, &ops, &links, false).unwrap();
+        assert!(again.writes.is_empty(), "{:?}", again.writes);
+        // A new turn about Anna: one write, one more link.
+        let later = apply_linked_ops(
+            &out.entities,
+            3,
+            &[op(OpKind::Update, "Anna")],
+            &[strings(&["t7"])],
+            false,
+        )
+        .unwrap();
+        assert_eq!(later.writes.len(), 1);
+        assert_eq!(
+            later.entities["entity_001"].source_turns,
+            ["t1", "t3", "t7"]
+        );
+        // An explicit op changes the entity, not its links.
+        let mut remark = op(OpKind::Update, "Anna");
+        remark.remark = Some("sister".into());
+        let explicit = apply_ops(&later.entities, 3, &[remark], true).unwrap();
+        assert_eq!(
+            explicit.entities["entity_001"].source_turns,
+            ["t1", "t3", "t7"]
+        );
+        assert_eq!(explicit.entities["entity_001"].remark, "sister");
+    }
+
+    #[test]
+    fn stored_links_are_turn_ids() {
+        let entity = |links: Vec<String>| Entity {
+            name: "Anna".into(),
+            source_turns: links,
+            ..Entity::default()
+        };
+        let id = "entity_001".to_string();
+        let ok = entity(strings(&["turn_1"]));
+        assert!(validate_stored([(&id, &ok)].into_iter(), "relationship").is_ok());
+        let too_many = entity((0..65).map(|i| format!("turn_{i}")).collect());
+        let err = validate_stored([(&id, &too_many)].into_iter(), "relationship").unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidInput(m) if m.contains("source_turns")),
+            "{err:?}"
+        );
     }
 
     #[test]

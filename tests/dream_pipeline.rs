@@ -147,7 +147,7 @@ fn a_built_in_dream_consolidates_the_day() {
         let turn = log
             .turns
             .iter()
-            .find(|t| chunk.memory.source_turns == [t.id.clone()])
+            .find(|t| *chunk.memory.source_turns == [t.id.clone()])
             .expect("a chunk links to its turn");
         assert_eq!(chunk.memory.updated_at, turn.ts);
         assert_eq!(chunk.memory.expires_at, None, "kept as long as the NPC");
@@ -253,6 +253,84 @@ fn re_dreaming_the_same_day_rewrites_it_from_all_of_the_day() {
         text.contains("花生") && text.contains("shellfish"),
         "{text}"
     );
+}
+
+/// The id of the logged turn whose text is `content`.
+fn turn_id(w: &World, content: &str) -> String {
+    let log = run(w.hippo.get_conversation(NPC, 0, 1000)).unwrap();
+    log.turns
+        .into_iter()
+        .find(|t| t.content == content)
+        .map(|t| t.id)
+        .unwrap_or_else(|| panic!("no turn {content:?}"))
+}
+
+#[test]
+fn pkg_fields_and_people_link_to_the_turns_that_stated_them() {
+    let w = world(None);
+    say(&w, "s1", SESSION);
+    // The diary fails once: the extraction lands, the material is dreamt again.
+    w.failing
+        .fail
+        .set(|b| b.writes.iter().any(|x| matches!(x, Write::PutDaily { .. })));
+    assert!(dream(&w).error.is_some());
+    let first = run(w.hippo.get_pkg(NPC)).unwrap();
+    let first_people = run(w.hippo.get_relationships(NPC)).unwrap();
+    w.failing.fail.set(never);
+    assert_eq!(dream(&w).error, None);
+    assert_eq!(watermark(&w), SESSION.len() as u64);
+
+    let view = run(w.hippo.get_pkg(NPC)).unwrap();
+    let nickname = turn_id(&w, SESSION[0].1);
+    let swimming = turn_id(&w, SESSION[2].1);
+    let friend = turn_id(&w, SESSION[3].1);
+    assert_eq!(view.source_turns["Nickname"], [nickname]);
+    assert_eq!(view.source_turns["Hobbies"], [swimming]);
+    assert_eq!(
+        view.source_turns["Important Friends"],
+        std::slice::from_ref(&friend)
+    );
+    let people = run(w.hippo.get_relationships(NPC)).unwrap();
+    assert_eq!(people.relationship["entity_001"].source_turns, [friend]);
+    // Dreaming the same turns again adds no link twice.
+    assert_eq!(view, first);
+    assert_eq!(people, first_people);
+    // On the wire: `source_turns` beside the fields, and in each entity.
+    let wire = serde_json::to_value(&view).unwrap();
+    assert_eq!(
+        wire["source_turns"]["Nickname"],
+        j!([turn_id(&w, SESSION[0].1)])
+    );
+    assert!(wire["pkg"].get("source_turns").is_none(), "{wire}");
+    let wire = serde_json::to_value(&people).unwrap();
+    assert_eq!(
+        wire["relationship"]["entity_001"]["source_turns"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
+#[test]
+fn an_item_added_through_the_api_keeps_the_links_of_the_dreamt_ones() {
+    let w = world(None);
+    say(&w, "s1", &[("user", "我最近喜欢上了游泳。")]);
+    assert_eq!(dream(&w).error, None);
+    let linked = run(w.hippo.get_pkg(NPC)).unwrap().source_turns;
+    assert_eq!(linked["Hobbies"], [turn_id(&w, "我最近喜欢上了游泳。")]);
+    // The API adds an item no turn stated: the list keeps the links it had, no more.
+    run(w.hippo.update_pkg(
+        NPC,
+        json(j!({"updates": [{"key": "Hobbies", "value": "Reading"}, {"key": "Job", "value": "dev"}]})),
+    ))
+    .unwrap();
+    let after = run(w.hippo.get_pkg(NPC)).unwrap();
+    assert_eq!(
+        after.pkg["Hobbies"],
+        hippo::pkg::PkgValue::List(vec!["游泳".into(), "Reading".into()])
+    );
+    assert_eq!(after.source_turns, linked);
 }
 
 #[test]

@@ -528,6 +528,186 @@ fn export_delete_import_round_trip_is_lossless() {
 }
 
 #[test]
+fn export_and_import_keep_the_source_links_of_pkg_fields_and_people() {
+    let w = world();
+    npc(&w, "links", json!({}));
+    run(w.hippo.append_conversation(
+        "links",
+        json(json!({"session_id": "s", "turns": [
+            {"role": "user", "content": "我最近喜欢上了游泳。"},
+            {"role": "user", "content": "我的同学小红明天过生日。"}
+        ]})),
+    ))
+    .unwrap();
+    assert_eq!(run(w.hippo.dream("links", false)).unwrap().error, None);
+    let before = run(w.hippo.export_npc("links")).unwrap();
+    assert!(
+        before.pkg_source_turns.contains_key("Hobbies"),
+        "{:?}",
+        before.pkg_source_turns
+    );
+    assert!(!before.relationship["entity_001"].source_turns.is_empty());
+    let doc: NpcExport = serde_json::from_str(&serde_json::to_string(&before).unwrap()).unwrap();
+    run(w.hippo.import_npc("copy", doc)).unwrap();
+    let copy = run(w.hippo.export_npc("copy")).unwrap();
+    assert_eq!(copy.pkg_source_turns, before.pkg_source_turns);
+    assert_eq!(copy.relationship, before.relationship);
+    assert_eq!(
+        run(w.hippo.get_pkg("copy")).unwrap().source_turns,
+        before.pkg_source_turns
+    );
+    // A document from a build before the links still imports (no links).
+    let mut old = serde_json::to_value(&before).unwrap();
+    old.as_object_mut().unwrap().remove("pkg_source_turns");
+    run(w.hippo.import_npc("old", json(old))).unwrap();
+    assert!(run(w.hippo.get_pkg("old")).unwrap().source_turns.is_empty());
+}
+
+#[test]
+fn a_search_gives_each_item_the_turns_it_came_from_when_asked() {
+    let w = world();
+    npc(&w, "src", json!({}));
+    let said = [
+        ("user", "Please remember this: my password is hunter2xyz. I went hiking at Mount Tai today, the view was amazing.", "2026-04-07T18:00:00Z"),
+        ("assistant", "Got it. How was the hike?", "2026-04-07T18:01:00Z"),
+        ("user", "I am allergic to peanuts.", "2026-04-07T18:02:00Z"),
+        ("user", "我最近喜欢上了游泳。", "2026-04-07T18:03:00Z"),
+    ];
+    let turns: Vec<serde_json::Value> = said
+        .iter()
+        .map(|(role, content, ts)| json!({"role": role, "content": content, "ts": ts}))
+        .collect();
+    run(w
+        .hippo
+        .append_conversation("src", json(json!({"session_id": "s", "turns": turns}))))
+    .unwrap();
+    assert_eq!(run(w.hippo.dream("src", false)).unwrap().error, None);
+    let log = run(w.hippo.get_conversation("src", 0, 100)).unwrap().turns;
+    let id = |i: usize| log[i].id.clone();
+
+    // Not asked: no `sources` at all.
+    let plain = search(&w, "src", json!({"query": "what is the user allergic to"}));
+    let wire = serde_json::to_value(&plain).unwrap();
+    assert!(
+        wire.as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h.get("sources").is_none()),
+        "{wire}"
+    );
+
+    // The fact, and the words it came from.
+    let hits = search(
+        &w,
+        "src",
+        json!({"query": "what is the user allergic to", "include_sources": true}),
+    );
+    let fact = hits
+        .iter()
+        .find(|h| h.summary.contains("peanut") && h.source != "conversation_quote")
+        .expect("the fact");
+    assert_eq!(
+        fact.sources.as_deref().unwrap(),
+        [SourceTurn {
+            turn_id: id(2),
+            role: "user".into(),
+            ts: hippo::time::Timestamp::parse("2026-04-07T18:02:00Z").unwrap(),
+            text: "I am allergic to peanuts.".into(),
+        }]
+    );
+    // A PKG value too.
+    let hits = search(&w, "src", json!({"query": "游泳", "include_sources": true}));
+    let hobby = hits
+        .iter()
+        .find(|h| h.id == "pkg:Hobbies")
+        .expect("the PKG field");
+    assert_eq!(hobby.sources.as_ref().unwrap()[0].turn_id, id(3));
+
+    // The quote as kept: what the detector removed never comes back, even to an admin who
+    // asks for sensitive items.
+    for sensitive in [false, true] {
+        let hits = search(
+            &w,
+            "src",
+            json!({"query": "password hiking Mount Tai", "include_sources": true, "include_sensitive": sensitive, "max_results": 50}),
+        );
+        let quoted: Vec<&SourceTurn> = hits
+            .iter()
+            .flat_map(|h| h.sources.iter().flatten())
+            .collect();
+        assert!(
+            quoted
+                .iter()
+                .any(|s| s.turn_id == id(0) && s.text.contains("Mount Tai")),
+            "{hits:?}"
+        );
+        assert!(
+            quoted.iter().all(|s| !s.text.contains("hunter2xyz")),
+            "{quoted:?}"
+        );
+    }
+
+    // A quote marked sensitive is left out unless sensitive items are asked for, as
+    // memory_retrieval would leave it out.
+    let quote = memories_of(&w, "src", "content")
+        .into_iter()
+        .find(|m| *m.memory.source_turns == [id(2)])
+        .expect("the quote of the allergy turn");
+    run(w
+        .hippo
+        .update_memory("src", &quote.memory.id, json(json!({"sensitive": true}))))
+    .unwrap();
+    let sources_of_fact = |include_sensitive: bool| {
+        search(&w, "src", json!({"query": "what is the user allergic to", "include_sources": true, "include_sensitive": include_sensitive}))
+            .into_iter()
+            .find(|h| h.summary.contains("peanut") && h.source != "conversation_quote")
+            .and_then(|h| h.sources)
+            .unwrap()
+    };
+    assert!(sources_of_fact(false).is_empty());
+    assert_eq!(sources_of_fact(true)[0].turn_id, id(2));
+
+    // memory_retrieval's wire format is fixed: the field is ignored there.
+    let answer = run(w.hippo.retrieve(
+        "src",
+        json(json!({"query": "allergic", "include_sources": true})),
+    ))
+    .unwrap();
+    for item in serde_json::to_value(&answer).unwrap()["memories"]
+        .as_array()
+        .unwrap()
+    {
+        let mut keys: Vec<&str> = item
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        keys.sort();
+        assert_eq!(
+            keys,
+            [
+                "confidence",
+                "id",
+                "source",
+                "summary",
+                "type",
+                "updated_at"
+            ]
+        );
+    }
+}
+
+fn memories_of(w: &World, npcid: &str, collection: &str) -> Vec<MemoryView> {
+    let q = ListMemoriesQuery {
+        collection: Some(collection.into()),
+        limit: Some(500),
+        ..Default::default()
+    };
+    run(w.hippo.list_memories(npcid, q)).unwrap().memories
+}
+
+#[test]
 fn a_database_refuses_a_different_embedder() {
     let w = world();
     npc(&w, "emb", json!({}));
@@ -721,6 +901,11 @@ fn import_checks_every_record_and_keeps_tokens() {
         ("id", json!({"id": ".."})),
         ("source", json!({"source": "s".repeat(65)})),
         ("superseded_by", json!({"superseded_by": "a b"})),
+        (
+            "source_turns",
+            json!({"source_turns": (0..65).map(|i| format!("turn_{i}")).collect::<Vec<_>>()}),
+        ),
+        ("source_turns", json!({"source_turns": ["a b"]})),
     ];
     for (field, patch) in bad_docs {
         let mut doc = good_json.clone();
@@ -747,6 +932,14 @@ fn import_checks_every_record_and_keeps_tokens() {
         (
             "relationship",
             json!({"relationship": {"entity_001": {"name": " "}}}),
+        ),
+        (
+            "relationship",
+            json!({"relationship": {"entity_001": {"name": "A", "source_turns": ["t", "t"]}}}),
+        ),
+        (
+            "pkg_source_turns",
+            json!({"pkg_source_turns": {"Nickname": ["turn_1"]}}),
         ),
         (
             "diary",

@@ -100,6 +100,7 @@ fn corpus_for(size: usize, queries: usize) -> (NpcExport, Vec<String>) {
         version: EXPORT_VERSION,
         npc: Npc::new(NPCID, now),
         pkg: Default::default(),
+        pkg_source_turns: Default::default(),
         relationship: Default::default(),
         diary: Default::default(),
         turns: Vec::new(),

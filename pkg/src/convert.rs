@@ -37,7 +37,14 @@ pub fn from_js<T: DeserializeOwned>(
 
 /// [`from_js`] after `JSON.stringify` (native, so it is tested without a JS engine).
 pub fn from_json<T: DeserializeOwned>(json: &str, shape: Option<&str>) -> Result<T, hippo::Error> {
-    let invalid = |message: String| hippo::Error::invalid(format!("invalid request: {message}"));
+    // Only the parse is generic: the checks and the error text are compiled once for every
+    // request type, not once each (the npm wasm has a size budget).
+    check_keys(json, shape)?;
+    hippo::json::parse(json).map_err(parse_error)
+}
+
+/// A key `shape` does not have, as an `invalid_request` naming it.
+fn check_keys(json: &str, shape: Option<&str>) -> Result<(), hippo::Error> {
     // The keys are checked on a generic JSON value (one walk for every type), the request read
     // from the text as before: reading T from a `Value` too would add a second copy of every
     // request type's parser to the wasm.
@@ -50,34 +57,46 @@ pub fn from_json<T: DeserializeOwned>(json: &str, shape: Option<&str>) -> Result
         }
         None => None,
     };
-    if let Some(unknown) = unknown {
-        let hint = unknown
-            .known_as
-            .map(|snake| {
-                format!(
-                    " (did you mean `{snake}`? request fields are snake_case, as in the HTTP API)"
-                )
-            })
-            .unwrap_or_default();
-        return Err(invalid(format!("unknown field `{}`{hint}", unknown.path)));
+    match unknown {
+        Some(unknown) => {
+            let hint = unknown
+                .known_as
+                .map(|snake| {
+                    format!(
+                        " (did you mean `{snake}`? request fields are snake_case, as in the HTTP API)"
+                    )
+                })
+                .unwrap_or_default();
+            Err(invalid_request(format!(
+                "unknown field `{}`{hint}",
+                unknown.path
+            )))
+        }
+        None => Ok(()),
     }
-    hippo::json::parse(json).map_err(|error| {
-        let message = error.to_string();
-        // Types that refuse unknown fields themselves say so in serde's words.
-        let key = unknown_field_in(&message);
-        let hint = key
-            .map(crate::shapes::snake_case)
-            .filter(|snake| Some(snake.as_str()) != key)
-            .filter(|snake| message.contains(&format!("`{snake}`")))
-            .map(|snake| format!(" (did you mean `{snake}`?)"))
-            .unwrap_or_default();
-        // A JS caller passed an object, not text: the parser's position means nothing to it.
-        let message = match message.rsplit_once(" at line ") {
-            Some((what, position)) if position.contains(" column ") => what.to_string(),
-            _ => message,
-        };
-        invalid(format!("{message}{hint}"))
-    })
+}
+
+/// serde's reason a request does not parse, as an `invalid_request`.
+fn parse_error(error: serde_json::Error) -> hippo::Error {
+    let message = error.to_string();
+    // Types that refuse unknown fields themselves say so in serde's words.
+    let key = unknown_field_in(&message);
+    let hint = key
+        .map(crate::shapes::snake_case)
+        .filter(|snake| Some(snake.as_str()) != key)
+        .filter(|snake| message.contains(&format!("`{snake}`")))
+        .map(|snake| format!(" (did you mean `{snake}`?)"))
+        .unwrap_or_default();
+    // A JS caller passed an object, not text: the parser's position means nothing to it.
+    let message = match message.rsplit_once(" at line ") {
+        Some((what, position)) if position.contains(" column ") => what.to_string(),
+        _ => message,
+    };
+    invalid_request(format!("{message}{hint}"))
+}
+
+fn invalid_request(message: String) -> hippo::Error {
+    hippo::Error::invalid(format!("invalid request: {message}"))
 }
 
 /// The key of serde's "unknown field `key`, expected …" message.
@@ -90,8 +109,13 @@ fn unknown_field_in(message: &str) -> Option<&str> {
 /// text, then `JSON.parse` (one fast call into JS, and serde_json's serializer, which the
 /// snapshots need anyway, instead of a second one per response type in the wasm).
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, hippo::Error> {
+    // Only the serialization is generic (the npm wasm has a size budget).
+    json_to_js(serde_json::to_string(value))
+}
+
+fn json_to_js(json: serde_json::Result<String>) -> Result<JsValue, hippo::Error> {
     let failed = |e: String| hippo::Error::Internal(format!("cannot convert the response: {e}"));
-    let json = serde_json::to_string(value).map_err(|e| failed(e.to_string()))?;
+    let json = json.map_err(|e| failed(e.to_string()))?;
     js_sys::JSON::parse(&json).map_err(|e| failed(describe(&e)))
 }
 

@@ -16,7 +16,7 @@ static SCHEMAS: OnceLock<Map<String, Value>> = OnceLock::new();
 
 #[wasm_bindgen(js_name = setRequestShapes)]
 pub fn set_request_shapes(json: &str) {
-    if let Ok(schemas) = serde_json::from_str(json) {
+    if let Ok(schemas) = hippo::json::parse(json) {
         let _ = SCHEMAS.set(schemas);
     }
 }

@@ -88,8 +88,8 @@ impl Hippo {
             .pkg(npcid)
             .await?
             .into_iter()
-            .filter(|(key, _)| sensitive::key_category(key).is_none())
-            .filter_map(|(key, value)| pkg_text(&key, &value).map(|t| (key, t)))
+            .filter(|f| sensitive::key_category(&f.key).is_none())
+            .filter_map(|f| pkg_text(&f.key, &f.value).map(|t| (f.key, t)))
             .collect();
         let pkg_line = |section, key: &str, text: &str| {
             BriefLine::new(section, "pkg", format!("pkg:{key}"), text)

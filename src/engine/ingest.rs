@@ -134,10 +134,7 @@ impl Hippo {
                     existing.keywords = fit_keywords(keywords);
                     // Said again: the new turns are sources too (re-dreaming the same turns
                     // adds nothing).
-                    crate::memory::merge_source_turns(
-                        &mut existing.source_turns,
-                        &item.source_turns,
-                    );
+                    existing.source_turns = existing.source_turns.merged(&item.source_turns);
                     existing.pinned |= item.pinned;
                     if item.sensitive {
                         existing.sensitive = true;

@@ -148,7 +148,7 @@ impl NewMemory {
             collection: self.collection,
             emotion: self.emotion,
             context: self.context,
-            source_turns: self.source_turns,
+            source_turns: self.source_turns.into(),
             ..Memory::new(new_id("mem"), self.memory_type, self.summary, now)
         }
     }

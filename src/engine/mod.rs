@@ -11,6 +11,7 @@ mod ingest;
 mod memories;
 mod npcs;
 mod search;
+mod sources;
 mod tokens;
 mod transfer;
 
@@ -22,6 +23,7 @@ pub use memories::{
     MEMORY_PAGE_DEFAULT, MEMORY_PAGE_MAX,
 };
 pub use npcs::{NPC_PAGE_DEFAULT, NPC_PAGE_MAX};
+pub use sources::MAX_SOURCES_PER_ITEM;
 
 use crate::error::{Error, PortError, Result};
 use crate::ids::validate_npcid;

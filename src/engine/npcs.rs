@@ -6,7 +6,7 @@ use crate::diary::{newest_first, Diary};
 use crate::error::{Error, Result};
 use crate::ids::validate_npcid;
 use crate::npc::Npc;
-use crate::pkg::{self, Pkg, PkgUpdate};
+use crate::pkg::{self, PkgField, PkgUpdate};
 use crate::ports::{Write, WriteBatch};
 use crate::relationship::{self, EntityWrite, Relationships};
 
@@ -86,16 +86,12 @@ impl Hippo {
             };
             batch.push(Write::PutNpc(npc.clone()));
             if !updates.is_empty() {
-                let current: Pkg = if created {
-                    Pkg::new()
+                let current = if created {
+                    Vec::new()
                 } else {
-                    self.ports.store.pkg(npcid).await?.into_iter().collect()
+                    self.ports.store.pkg(npcid).await?
                 };
-                let merge = pkg::merge_updates(&current, &updates)?;
-                merge.refuse_over_cap()?;
-                for (key, value) in merge.changes {
-                    batch.push(Write::SetPkgField { key, value });
-                }
+                batch.writes.extend(pkg_writes(&current, &updates)?.0);
             }
             // A create races only with another create of the same id: the later PutNpc wins
             // and both callers see a consistent record.
@@ -138,10 +134,15 @@ impl Hippo {
 
     pub async fn get_pkg(&self, npcid: &str) -> Result<PkgView> {
         let npc = self.require_npc_with(npcid, pkg_not_found).await?;
-        let fields: Pkg = self.ports.store.pkg(npcid).await?.into_iter().collect();
+        let fields = self.ports.store.pkg(npcid).await?;
         Ok(PkgView {
             npcid: npcid.to_string(),
-            pkg: pkg::pkg_view(fields, npc.voice_registered, npc.face_registered),
+            pkg: pkg::pkg_view(
+                pkg::values(&fields),
+                npc.voice_registered,
+                npc.face_registered,
+            ),
+            source_turns: pkg::sources(&fields),
         })
     }
 
@@ -158,17 +159,14 @@ impl Hippo {
         }
         for _ in 0..MAX_ATTEMPTS {
             let npc = self.require_npc_with(npcid, pkg_not_found).await?;
-            let current: Pkg = self.ports.store.pkg(npcid).await?.into_iter().collect();
-            let merge = pkg::merge_updates(&current, &req.updates)?;
-            merge.refuse_over_cap()?;
+            let current = self.ports.store.pkg(npcid).await?;
             let mut batch = WriteBatch::expecting(npc.version);
-            for (key, value) in merge.changes {
-                batch.push(Write::SetPkgField { key, value });
-            }
+            let (writes, updated_fields) = pkg_writes(&current, &req.updates)?;
+            batch.writes.extend(writes);
             if self.try_commit(npcid, batch).await? {
                 return Ok(PkgUpdateResponse {
                     status: "ok".into(),
-                    updated_fields: merge.updated_fields,
+                    updated_fields,
                 });
             }
         }
@@ -246,6 +244,19 @@ impl Hippo {
             dailies,
         })
     }
+}
+
+/// The writes of an API merge of `updates` into the stored fields: what §2.1 changes, the
+/// links kept as [`pkg::field_writes`] says (an API value was stated by no turn), and the
+/// keys applied (`updated_fields`). A merge over the field cap is a 400.
+fn pkg_writes(current: &[PkgField], updates: &[PkgUpdate]) -> Result<(Vec<Write>, Vec<String>)> {
+    let merge = pkg::merge_updates(&pkg::values(current), updates)?;
+    merge.refuse_over_cap()?;
+    let writes = pkg::field_writes(current, &merge, updates, &[])
+        .into_iter()
+        .map(Write::set_pkg_field)
+        .collect();
+    Ok((writes, merge.updated_fields))
 }
 
 /// The writes of an entity-ops outcome, guarded by the NPC version it was computed from.

@@ -22,6 +22,7 @@ use crate::retrieval::query::{is_dialogue, Names, Speaker};
 use crate::retrieval::rank::query_terms;
 use crate::retrieval::rank::{self, Candidate, CandidateKind, RankRequest, Ranked};
 use crate::retrieval::select::{select, Selection};
+use crate::retrieval::terms;
 use crate::retrieval::timeparse::parse_time_range;
 use crate::sensitive;
 use crate::time::Timestamp;
@@ -117,7 +118,12 @@ impl Hippo {
             reinforce: true,
         };
         let (ranked, _) = self.ranked(npcid, &retrieval).await?;
-        Ok(protocol::render_search(&ranked))
+        let sources = if req.include_sources {
+            Some(self.sources(npcid, &ranked, req.include_sensitive).await?)
+        } else {
+            None
+        };
+        Ok(protocol::render_search(&ranked, sources))
     }
 
     /// memory_retrieval (SPEC §3.4): never sensitive or archived memories, small answers.
@@ -321,7 +327,7 @@ impl Hippo {
         for x in &mut ranked {
             let c = &mut x.candidate;
             if !c.sensitive {
-                c.sensitive_category = sensitive::category_of(&c.summary);
+                c.sensitive_category = terms::sensitive_category(&c.summary);
                 c.sensitive = c.sensitive_category.is_some();
             }
         }
@@ -414,7 +420,8 @@ impl Hippo {
                 c.source = source.to_string();
                 c
             };
-        for (key, value) in store.pkg(npcid).await? {
+        for field in store.pkg(npcid).await? {
+            let (key, value) = (field.key, field.value);
             if let Some(text) = pkg_text(&key, &value) {
                 let multi = MULTI_VALUE_LIMITS.iter().any(|(k, _)| *k == key);
                 let keywords = if multi { vec![key.clone()] } else { Vec::new() };
@@ -429,6 +436,7 @@ impl Hippo {
                 // An "Address" or "ID Number" field is sensitive whatever its value says.
                 c.sensitive_category = sensitive::key_category(&key);
                 c.sensitive = c.sensitive_category.is_some();
+                c.source_turns = field.source_turns.into();
                 out.push(c);
             }
         }
@@ -436,14 +444,16 @@ impl Hippo {
             let text = entity_text(&e);
             let mut keywords = e.alias.clone();
             keywords.extend(e.title.iter().cloned());
-            out.push(structured(
+            let mut c = structured(
                 format!("rel:{id}"),
                 CandidateKind::Relationship,
                 MemoryType::Relationship,
                 text,
                 keywords,
                 "relationship",
-            ));
+            );
+            c.source_turns = e.source_turns.into();
+            out.push(c);
         }
         let (_, dailies) = store.diary(npcid).await?;
         for d in dailies {
@@ -519,7 +529,7 @@ fn memory_candidate(m: Memory, sim: Option<f32>, now: Timestamp, hippo: &Hippo) 
 }
 
 /// The speaker label of a stored turn ([`crate::dream::pipeline::chunk_text`]) and the words.
-fn split_speaker(summary: &str) -> (Option<Speaker>, &str) {
+pub(super) fn split_speaker(summary: &str) -> (Option<Speaker>, &str) {
     for (label, speaker) in [
         ("User: ", Some(Speaker::User)),
         ("Assistant: ", Some(Speaker::Character)),

@@ -41,11 +41,13 @@ impl Hippo {
             .await?;
         let mut npc = npc;
         npc.version = 0;
+        let fields = store.pkg(npcid).await?;
         Ok(NpcExport {
             format: EXPORT_FORMAT.into(),
             version: EXPORT_VERSION,
             npc,
-            pkg: store.pkg(npcid).await?.into_iter().collect(),
+            pkg: pkg::values(&fields),
+            pkg_source_turns: pkg::sources(&fields),
             relationship: relationship::view(&entities),
             diary: Diary { prior, dailies },
             turns,
@@ -79,6 +81,7 @@ impl Hippo {
                 batch.push(Write::SetPkgField {
                     key: key.clone(),
                     value: value.clone(),
+                    source_turns: doc.pkg_source_turns.get(key).cloned().unwrap_or_default(),
                 });
             }
             for (id, entity) in &doc.relationship {
@@ -130,7 +133,7 @@ fn validate_export(doc: &mut NpcExport) -> Result<()> {
     }
     doc.npc.settings.validate()?;
     super::npcs::check_display_name(&doc.npc.display_name)?;
-    pkg::validate_stored(&doc.pkg, "pkg")?;
+    pkg::validate_stored(&doc.pkg, &doc.pkg_source_turns, "pkg")?;
     relationship::validate_stored(doc.relationship.iter(), "relationship")?;
     if doc.diary.prior.chars().count() > PRIOR_MAX_CHARS {
         return Err(Error::invalid(format!(
@@ -167,6 +170,7 @@ fn validate_export(doc: &mut NpcExport) -> Result<()> {
         let what = format!("memories[{i}]");
         memory.keywords = fit_keywords(std::mem::take(&mut memory.keywords));
         validate_record(memory, &what)?;
+        crate::memory::check_source_turns(&memory.source_turns, &format!("{what}.source_turns"))?;
         if !ids.insert(memory.id.clone()) {
             return Err(Error::invalid(format!("{what}.id repeats an earlier id")));
         }

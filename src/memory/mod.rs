@@ -146,12 +146,53 @@ pub struct Memory {
     /// memory: the turns that stated it; a diary day: that day's turns), at most
     /// [`MAX_SOURCE_TURNS`]. Lets retrieval return a fact with the words it came from, and
     /// drop a quote when the fact drawn from it is already in the answer.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub source_turns: Vec<String>,
+    #[serde(default, skip_serializing_if = "TurnIds::is_empty")]
+    pub source_turns: TurnIds,
 }
 
 /// Most source turn ids one record keeps (a diary day of a long conversation keeps the first).
 pub const MAX_SOURCE_TURNS: usize = 64;
+
+/// A record's source turn ids, shared between the copies of the record: a retrieval copies
+/// its ~150 candidates out of the store and drops them again, and a diary day links to up to
+/// [`MAX_SOURCE_TURNS`] turns (docs/BENCHMARKS.md, "Retrieve latency at 10k records").
+/// Reads as a slice of ids; on the wire, an array of them.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(from = "Vec<String>", into = "Vec<String>")]
+pub struct TurnIds(std::sync::Arc<[String]>);
+
+impl TurnIds {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// These ids and `more`, without repeats, up to [`MAX_SOURCE_TURNS`].
+    pub fn merged(&self, more: &[String]) -> TurnIds {
+        let mut ids = self.0.to_vec();
+        merge_source_turns(&mut ids, more);
+        TurnIds::from(ids)
+    }
+}
+
+impl std::ops::Deref for TurnIds {
+    type Target = [String];
+
+    fn deref(&self) -> &[String] {
+        &self.0
+    }
+}
+
+impl From<Vec<String>> for TurnIds {
+    fn from(ids: Vec<String>) -> Self {
+        TurnIds(ids.into())
+    }
+}
+
+impl From<TurnIds> for Vec<String> {
+    fn from(ids: TurnIds) -> Self {
+        ids.0.to_vec()
+    }
+}
 
 /// Adds `more` to `ids`, without repeats, up to [`MAX_SOURCE_TURNS`].
 pub fn merge_source_turns(ids: &mut Vec<String>, more: &[String]) {
@@ -163,6 +204,27 @@ pub fn merge_source_turns(ids: &mut Vec<String>, more: &[String]) {
             ids.push(id.clone());
         }
     }
+}
+
+/// Checks stored links (an import): at most [`MAX_SOURCE_TURNS`] ids, each one a turn id
+/// could be (1-64 characters of A-Z a-z 0-9 _ . : -), none twice.
+pub fn check_source_turns(ids: &[String], what: &str) -> crate::error::Result<()> {
+    let bad = |why: &str| Err(crate::error::Error::invalid(format!("{what} {why}")));
+    if ids.len() > MAX_SOURCE_TURNS {
+        return bad(&format!("holds more than {MAX_SOURCE_TURNS} turn ids"));
+    }
+    if !ids.iter().all(|id| crate::ids::is_path_safe_id(id)) {
+        return bad("must hold turn ids of 1-64 characters of A-Z a-z 0-9 _ . : -");
+    }
+    // At most 64: pairwise, without a set type of its own in the wasm builds.
+    let repeats = ids
+        .iter()
+        .enumerate()
+        .any(|(i, id)| ids.iter().take(i).any(|earlier| earlier == id));
+    if repeats {
+        return bad("repeats a turn id");
+    }
+    Ok(())
 }
 
 fn one() -> u32 {
@@ -251,7 +313,7 @@ impl Memory {
             collection: Collection::Memory,
             emotion: None,
             context: String::new(),
-            source_turns: Vec::new(),
+            source_turns: TurnIds::default(),
         }
     }
 

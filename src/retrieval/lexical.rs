@@ -238,6 +238,14 @@ impl LexicalIndex {
             .collect();
         let by_score = |a: &(&str, f64), b: &(&str, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(b.0));
         if hits.len() > limit {
+            // Keep what scores at least the `limit`-th best score, found among the scores
+            // alone: over a long conversation most documents share a common term and many
+            // tie (repeated small talk), and comparing their ids was most of a search.
+            let mut scores: Vec<f64> = hits.iter().map(|h| h.1).collect();
+            let (_, &mut nth, _) = scores.select_nth_unstable_by(limit - 1, |a, b| b.total_cmp(a));
+            hits.retain(|h| h.1.total_cmp(&nth).is_ge());
+        }
+        if hits.len() > limit {
             hits.select_nth_unstable_by(limit - 1, by_score);
             hits.truncate(limit);
         }
@@ -329,6 +337,24 @@ mod tests {
         let hits = index.search(&tokenize_query("text"), 2);
         assert_eq!(ids(&hits), ["a", "b"]);
         assert!(index.search(&tokenize_query("text"), 0).is_empty());
+    }
+
+    #[test]
+    fn the_cut_is_the_full_order_cut_when_many_tie() {
+        // Many documents share a term with equal scores on both sides of the cut; the best
+        // `limit` are the first `limit` of the whole list ordered by score, then id.
+        let mut index = LexicalIndex::new();
+        let texts = ["tea time", "tea", "tea and talk today", "tea tea"];
+        for i in 0..300 {
+            let id = format!("d{:03}", (i * 7919) % 300);
+            index.add(&id, texts[i % texts.len()], &[]);
+        }
+        let terms = tokenize_query("tea talk");
+        let all = index.search(&terms, 1000);
+        assert_eq!(all.len(), 300);
+        for limit in [1, 74, 75, 76, 100, 150, 299] {
+            assert_eq!(index.search(&terms, limit), all[..limit], "limit {limit}");
+        }
     }
 
     #[test]

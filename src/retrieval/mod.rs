@@ -18,6 +18,7 @@ pub mod query;
 pub mod rank;
 pub mod select;
 pub(crate) mod stopwords;
+pub mod terms;
 pub mod timeparse;
 pub mod tokenize;
 pub mod voice;

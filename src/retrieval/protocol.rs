@@ -20,7 +20,9 @@
 
 use super::rank::Ranked;
 pub use super::voice::Voice;
-use crate::api::{RetrievalRequest, RetrievalResponse, RetrievedMemory, SearchHit, SearchResponse};
+use crate::api::{
+    RetrievalRequest, RetrievalResponse, RetrievedMemory, SearchHit, SearchResponse, SourceTurn,
+};
 use crate::error::{Error, Result};
 use crate::memory::MemoryType;
 use serde_json::Value;
@@ -208,8 +210,11 @@ pub fn for_character(text: &str) -> String {
         .collect()
 }
 
-/// The search route's response: the same items with their score (and signals in debug mode).
-pub fn render_search(ranked: &[Ranked]) -> SearchResponse {
+/// The search route's response: the same items with their score (and signals in debug mode),
+/// and with `sources` (one list per item, asked with `include_sources`), which count toward
+/// the body limit like the rest of the item.
+pub fn render_search(ranked: &[Ranked], sources: Option<Vec<Vec<SourceTurn>>>) -> SearchResponse {
+    let mut sources = sources.map(Vec::into_iter);
     let items = ranked.iter().map(|r| {
         let c = &r.candidate;
         SearchHit {
@@ -223,6 +228,7 @@ pub fn render_search(ranked: &[Ranked]) -> SearchResponse {
             sensitive: c.sensitive,
             sensitive_category: c.sensitive_category,
             signals: r.signals.clone(),
+            sources: sources.as_mut().map(|all| all.next().unwrap_or_default()),
         }
     });
     SearchResponse {

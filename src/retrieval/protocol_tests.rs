@@ -169,7 +169,7 @@ fn the_body_stays_under_16_kib_by_dropping_whole_items() {
     let expected: Vec<_> = (0..ids.len()).map(|i| format!("m{i}")).collect();
     assert_eq!(ids, expected);
     serde_json::from_str::<serde_json::Value>(&json).unwrap();
-    let search = render_search(&items);
+    let search = render_search(&items, None);
     assert!(serde_json::to_string(&search).unwrap().len() <= MAX_BODY_BYTES);
     assert_eq!(search.memories[0].score, 7.5);
 }
@@ -184,7 +184,7 @@ fn bidi_overrides_and_controls_never_reach_the_character() {
     assert_eq!(m.id, "pkg:Name");
     // The admin search shows the text as stored.
     assert_eq!(
-        render_search(&[ranked("x", stored, 0.9)]).memories[0].summary,
+        render_search(&[ranked("x", stored, 0.9)], None).memories[0].summary,
         stored
     );
 }

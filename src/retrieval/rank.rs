@@ -34,8 +34,8 @@
 
 use super::lexical::{bm25_term, idf, CONTEXT_WEIGHT, KEYWORD_BOOST};
 use super::query::{analyse, Names, Speaker, Subject};
+use super::terms::{analysed, Lookup, Term, TextTerms};
 use super::timeparse::DateRange;
-use super::tokenize::tokenize_memo;
 use crate::memory::MemoryType;
 use crate::ports::CorpusStats;
 use crate::sensitive::Category;
@@ -132,7 +132,7 @@ pub struct Candidate {
     /// Who said it, for conversation turns.
     pub speaker: Option<Speaker>,
     /// The conversation turns it came from ([`crate::memory::Memory::source_turns`]).
-    pub source_turns: Vec<String>,
+    pub source_turns: crate::memory::TurnIds,
     /// Marked sensitive (never returned by memory_retrieval), and why when known.
     pub sensitive: bool,
     pub sensitive_category: Option<Category>,
@@ -161,7 +161,7 @@ impl Candidate {
             vector_similarity: None,
             context: String::new(),
             speaker: None,
-            source_turns: Vec::new(),
+            source_turns: Default::default(),
             sensitive: false,
             sensitive_category: None,
         }
@@ -213,70 +213,87 @@ struct Analysis {
     keyword_hit: Vec<bool>,
     len: f64,
     proximity: f64,
-    /// Term frequencies and length of each sentence of the summary: a
-    /// long turn that states one relevant thing in passing ("… By the way, I just got an Air
-    /// Fryer") is found by that sentence, not diluted by the rest.
-    sentences: Vec<(Vec<f64>, f64)>,
+    /// Term frequencies of each sentence of the summary, one after the other (as many as
+    /// there are query terms each), and each sentence's length: a long turn that states one
+    /// relevant thing in passing ("… By the way, I just got an Air Fryer") is found by that
+    /// sentence, not diluted by the rest.
+    sentence_tf: Vec<f64>,
+    sentence_len: Vec<f64>,
+}
+
+/// Each distinct query term with the index of its signals (the last one, when a term
+/// repeats), ready to look up.
+fn positions(terms: &[String]) -> Lookup<'_> {
+    let last: HashMap<&str, usize> = terms
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.as_str(), i))
+        .collect();
+    Lookup::new(last)
+}
+
+/// The query's adjacent word pairs, as terms to look up.
+fn term_pairs(pairs: &[(String, String)]) -> Vec<(Term<'_>, Term<'_>)> {
+    pairs
+        .iter()
+        .map(|(a, b)| (Term::new(a), Term::new(b)))
+        .collect()
 }
 
 impl Analysis {
-    fn new(c: &Candidate, terms: &[String], pairs: &[(String, String)]) -> Self {
-        let position: HashMap<&str, usize> = terms
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.as_str(), i))
-            .collect();
-        let mut a = Analysis {
-            tf: vec![0.0; terms.len()],
-            keyword_hit: vec![false; terms.len()],
-            len: 0.0,
-            proximity: 0.0,
-            sentences: Vec::new(),
-        };
+    /// The candidate's texts come analysed from [`terms`] (once per text, not per query),
+    /// and the query's terms are looked up in them. Counts times weights are the sums the
+    /// tokens would give one by one (whole multiples of 0.5, exact in `f64`).
+    fn new(c: &Candidate, positions: &Lookup, n: usize, pairs: &[(Term, Term)]) -> Self {
         // Every candidate has at least one sentence (its whole summary), so a one-sentence
         // memory is not at a disadvantage.
-        let mut parts = crate::dream::text::sentences(&c.summary);
-        if parts.is_empty() {
-            parts.push(&c.summary);
+        let summary = analysed(&c.summary);
+        let sentences = summary.sentences(&c.summary);
+        let mut a = Analysis {
+            tf: vec![0.0; n],
+            keyword_hit: vec![false; n],
+            len: 0.0,
+            proximity: 0.0,
+            sentence_tf: vec![0.0; n * sentences.len()],
+            sentence_len: Vec::with_capacity(sentences.len()),
+        };
+        for (k, part) in sentences.iter().enumerate() {
+            let tf = &mut a.sentence_tf[k * n..(k + 1) * n];
+            part.matches(positions, |i, count| tf[i] = f64::from(count));
+            a.sentence_len.push(part.len() as f64);
         }
-        {
-            for part in parts {
-                let tokens = tokenize_memo(part);
-                let mut tf = vec![0.0; terms.len()];
-                for token in tokens.iter() {
-                    if let Some(&i) = position.get(token.as_str()) {
-                        tf[i] += 1.0;
-                    }
-                }
-                a.sentences.push((tf, tokens.len() as f64));
-            }
-        }
-        let summary = tokenize_memo(&c.summary);
-        a.add_field(&summary, 1.0, &position, false);
+        a.add_field(&summary.whole, 1.0, positions, false);
         for keyword in &c.keywords {
-            a.add_field(&tokenize_memo(keyword), KEYWORD_BOOST, &position, true);
+            a.add_field(&analysed(keyword).whole, KEYWORD_BOOST, positions, true);
         }
         if !c.context.is_empty() {
-            a.add_field(&tokenize_memo(&c.context), CONTEXT_WEIGHT, &position, false);
+            a.add_field(
+                &analysed(&c.context).whole,
+                CONTEXT_WEIGHT,
+                positions,
+                false,
+            );
         }
-        a.proximity = proximity(pairs, &summary);
+        a.proximity = proximity(pairs, &summary.whole);
         a
     }
 
-    fn add_field(
-        &mut self,
-        tokens: &[String],
-        weight: f64,
-        position: &HashMap<&str, usize>,
-        keyword: bool,
-    ) {
-        self.len += tokens.len() as f64 * weight;
-        for token in tokens {
-            if let Some(&i) = position.get(token.as_str()) {
-                self.tf[i] += weight;
-                self.keyword_hit[i] |= keyword;
-            }
-        }
+    /// Each sentence's term frequencies and length.
+    fn sentences(&self) -> impl Iterator<Item = (&[f64], f64)> {
+        let n = self.tf.len();
+        self.sentence_len
+            .iter()
+            .enumerate()
+            .map(move |(k, &len)| (&self.sentence_tf[k * n..(k + 1) * n], len))
+    }
+
+    fn add_field(&mut self, field: &TextTerms, weight: f64, positions: &Lookup, keyword: bool) {
+        self.len += field.len() as f64 * weight;
+        let (tf, hit) = (&mut self.tf, &mut self.keyword_hit);
+        field.matches(positions, |i, count| {
+            tf[i] += f64::from(count) * weight;
+            hit[i] |= keyword;
+        });
     }
 }
 
@@ -335,9 +352,11 @@ pub fn rank_with(
         .filter(|c| req.types.is_empty() || req.types.contains(&c.memory_type))
         .collect();
     let mut query = Query::new(&req.query, &req.names);
+    let positions = positions(&query.terms);
+    let pairs = term_pairs(&query.pairs);
     let analyses: Vec<Analysis> = candidates
         .iter()
-        .map(|c| Analysis::new(c, &query.terms, &query.pairs))
+        .map(|c| Analysis::new(c, &positions, query.terms.len(), &pairs))
         .collect();
     query.set_statistics(stats, &analyses);
 
@@ -409,13 +428,12 @@ fn score(
     }
     let share = |x: f64| if q.idf_sum > 0.0 { x / q.idf_sum } else { 0.0 };
     let best_sentence = a
-        .sentences
-        .iter()
+        .sentences()
         .map(|(tf, len)| {
             q.idf
                 .iter()
                 .zip(tf)
-                .map(|(&idf, &tf)| bm25_term(idf, tf, *len, q.avg_len))
+                .map(|(&idf, &tf)| bm25_term(idf, tf, len, q.avg_len))
                 .sum::<f64>()
         })
         .fold(0.0, f64::max);
@@ -462,13 +480,13 @@ pub fn query_terms(query: &str, names: &Names) -> Vec<String> {
 }
 
 /// Share of the query's adjacent word pairs found adjacent in the summary.
-fn proximity(pairs: &[(String, String)], summary: &[String]) -> f64 {
+fn proximity(pairs: &[(Term, Term)], summary: &TextTerms) -> f64 {
     if pairs.is_empty() {
         return 0.0;
     }
     let found = pairs
         .iter()
-        .filter(|(a, b)| summary.windows(2).any(|w| &w[0] == a && &w[1] == b))
+        .filter(|(a, b)| summary.adjacent(*a, *b))
         .count();
     found as f64 / pairs.len() as f64
 }

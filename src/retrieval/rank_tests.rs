@@ -293,3 +293,113 @@ fn max_results_limits_the_answer() {
     req.max_results = 2;
     assert_eq!(run(&req).len(), 2);
 }
+
+/// The analysis of a candidate as ranking first computed it: every token of every field
+/// tokenized and looked up one by one. The analysed texts must give exactly these numbers
+/// (the LoCoMo figures of docs/BENCHMARKS.md depend on them to the last bit).
+fn token_by_token(c: &Candidate, terms: &[String], pairs: &[(String, String)]) -> Analysis {
+    use crate::retrieval::tokenize::tokenize;
+    let position: HashMap<&str, usize> = terms
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.as_str(), i))
+        .collect();
+    let mut a = Analysis {
+        tf: vec![0.0; terms.len()],
+        keyword_hit: vec![false; terms.len()],
+        len: 0.0,
+        proximity: 0.0,
+        sentence_tf: Vec::new(),
+        sentence_len: Vec::new(),
+    };
+    let mut parts = crate::dream::text::sentences(&c.summary);
+    if parts.is_empty() {
+        parts.push(&c.summary);
+    }
+    for part in parts {
+        let tokens = tokenize(part);
+        let mut tf = vec![0.0; terms.len()];
+        for token in &tokens {
+            if let Some(&i) = position.get(token.as_str()) {
+                tf[i] += 1.0;
+            }
+        }
+        a.sentence_tf.extend(tf);
+        a.sentence_len.push(tokens.len() as f64);
+    }
+    let field = |a: &mut Analysis, tokens: &[String], weight: f64, keyword: bool| {
+        a.len += tokens.len() as f64 * weight;
+        for token in tokens {
+            if let Some(&i) = position.get(token.as_str()) {
+                a.tf[i] += weight;
+                a.keyword_hit[i] |= keyword;
+            }
+        }
+    };
+    let summary = tokenize(&c.summary);
+    field(&mut a, &summary, 1.0, false);
+    for keyword in &c.keywords {
+        field(&mut a, &tokenize(keyword), KEYWORD_BOOST, true);
+    }
+    if !c.context.is_empty() {
+        field(&mut a, &tokenize(&c.context), CONTEXT_WEIGHT, false);
+    }
+    let found = pairs
+        .iter()
+        .filter(|(x, y)| summary.windows(2).any(|w| &w[0] == x && &w[1] == y))
+        .count();
+    a.proximity = if pairs.is_empty() {
+        0.0
+    } else {
+        found as f64 / pairs.len() as f64
+    };
+    a
+}
+
+#[test]
+fn analysed_texts_give_exactly_the_token_by_token_numbers() {
+    let mut candidates = corpus();
+    let mut turn = memory(
+        "turn",
+        MemoryType::History,
+        "Work was busy. I had noodles for dinner, noodles again! By the way, I just got an Air Fryer. 我妹妹叫林可，在杭州读大学。",
+        &["noodles", "晚饭", "noodles"],
+    );
+    turn.context =
+        "Assistant: What did you have for dinner?\nUser: 面条，还是面条。 Air fryer fries!".into();
+    candidates.push(turn);
+    let queries = [
+        "what did I have for dinner",
+        "noodles noodles air fryer",
+        "林可在哪里读大学",
+        "我妹妹叫什么名字？妹妹",
+        "ice cream support group",
+        "",
+    ];
+    for query in queries {
+        let q = Query::new(query, &Names::default());
+        let positions = positions(&q.terms);
+        for c in &candidates {
+            let got = Analysis::new(c, &positions, q.terms.len(), &term_pairs(&q.pairs));
+            let want = token_by_token(c, &q.terms, &q.pairs);
+            assert_eq!(got.tf, want.tf, "{query} / {}", c.id);
+            assert_eq!(got.keyword_hit, want.keyword_hit, "{query} / {}", c.id);
+            assert_eq!(got.len.to_bits(), want.len.to_bits(), "{query} / {}", c.id);
+            assert_eq!(
+                got.proximity.to_bits(),
+                want.proximity.to_bits(),
+                "{query} / {}",
+                c.id
+            );
+            assert_eq!(got.sentence_tf, want.sentence_tf, "{query} / {}", c.id);
+            assert_eq!(got.sentence_len, want.sentence_len, "{query} / {}", c.id);
+            let sentences: Vec<(&[f64], f64)> = got.sentences().collect();
+            assert_eq!(
+                sentences.len(),
+                got.sentence_len.len(),
+                "{query} / {}",
+                c.id
+            );
+        }
+    }
+}

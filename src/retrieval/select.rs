@@ -88,7 +88,7 @@ mod tests {
     fn item(id: &str, kind: CandidateKind, relevance: f64, strength: f64, src: &[&str]) -> Ranked {
         let mut c = Candidate::new(id, kind, MemoryType::Other, id, Timestamp(0));
         c.strength = strength;
-        c.source_turns = src.iter().map(|s| s.to_string()).collect();
+        c.source_turns = src.iter().map(|s| s.to_string()).collect::<Vec<_>>().into();
         Ranked {
             candidate: c,
             score: relevance,

@@ -19,9 +19,6 @@ use super::stopwords::{is_chinese_stop_bigram, is_chinese_stop_char, is_english_
 use crate::nfkc::nfkc;
 use rust_stemmers::{Algorithm, Stemmer};
 use std::borrow::Cow;
-use std::cell::RefCell;
-use std::collections::HashMap;
-use std::rc::Rc;
 use std::sync::OnceLock;
 
 /// True for characters tokenized as CJK n-grams.
@@ -148,31 +145,6 @@ pub fn cjk_terms(run: &str, out: &mut Vec<String>) {
     }
 }
 
-/// Texts [`tokenize_memo`] remembers per thread before it starts over.
-const MEMO_TEXTS: usize = 32_768;
-
-thread_local! {
-    static MEMO: RefCell<HashMap<Box<str>, Rc<[String]>>> = RefCell::new(HashMap::new());
-}
-
-/// [`tokenize`], remembered: ranking tokenizes the texts of up to 150 candidates per query,
-/// mostly the same memories query after query (a hot NPC's), and tokenizing was the largest
-/// cost of a retrieval in the Worker. Bounded by [`MEMO_TEXTS`]; the answer is the same.
-pub fn tokenize_memo(text: &str) -> Rc<[String]> {
-    if let Some(tokens) = MEMO.with(|m| m.borrow().get(text).cloned()) {
-        return tokens;
-    }
-    let tokens: Rc<[String]> = tokenize(text).into();
-    MEMO.with(|m| {
-        let mut memo = m.borrow_mut();
-        if memo.len() >= MEMO_TEXTS {
-            memo.clear();
-        }
-        memo.insert(text.into(), tokens.clone());
-    });
-    tokens
-}
-
 /// All index terms of `text`, in order, with repeats.
 pub fn tokenize(text: &str) -> Vec<String> {
     let normalized = normalize(text);
@@ -198,28 +170,6 @@ pub fn tokenize_query(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_memo_answers_as_tokenize_does_and_stays_bounded() {
-        for text in [
-            "Loves reading novels",
-            "我喜欢吃火锅",
-            "",
-            "Alice's 2023 trip",
-        ] {
-            assert_eq!(*tokenize_memo(text), *tokenize(text));
-            assert_eq!(
-                *tokenize_memo(text),
-                *tokenize(text),
-                "second call, from the memo"
-            );
-        }
-        for i in 0..=MEMO_TEXTS {
-            tokenize_memo(&format!("text {i}"));
-        }
-        assert!(MEMO.with(|m| m.borrow().len()) <= MEMO_TEXTS);
-        assert_eq!(*tokenize_memo("text 7"), *tokenize("text 7"));
-    }
 
     #[test]
     fn english_words_are_lowercased_stemmed_and_stopped() {

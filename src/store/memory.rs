@@ -10,7 +10,7 @@ use crate::error::PortError;
 use crate::memory::strength::boosted_importance;
 use crate::memory::Memory;
 use crate::npc::Npc;
-use crate::pkg::PkgValue;
+use crate::pkg::{PkgField, PkgSources, PkgValue};
 use crate::ports::*;
 use crate::relationship::Entity;
 use crate::retrieval::lexical::LexicalIndex;
@@ -26,6 +26,9 @@ use std::collections::BTreeMap;
 struct NpcData {
     npc: Option<Npc>,
     pkg: IndexMap<String, PkgValue>,
+    /// Links of the PKG fields that have any (key → turn ids); absent from older snapshots.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pkg_sources: PkgSources,
     entities: BTreeMap<String, Entity>,
     prior: String,
     /// date → summary; BTreeMap keeps them oldest first.
@@ -200,7 +203,16 @@ fn apply(state: &mut State, npcid: &str, write: Write) {
             npc.npcid = npcid.to_string();
             data.npc = Some(npc);
         }
-        Write::SetPkgField { key, value } => {
+        Write::SetPkgField {
+            key,
+            value,
+            source_turns,
+        } => {
+            if source_turns.is_empty() {
+                data.pkg_sources.shift_remove(&key);
+            } else {
+                data.pkg_sources.insert(key.clone(), source_turns);
+            }
             data.pkg.insert(key, value);
         }
         Write::PutEntity { id, entity } => {
@@ -280,10 +292,17 @@ impl Store for MemoryStore {
             .collect())
     }
 
-    async fn pkg(&self, npcid: &str) -> PortResult<Vec<(String, PkgValue)>> {
+    async fn pkg(&self, npcid: &str) -> PortResult<Vec<PkgField>> {
         Ok(self
             .read(npcid, |d| {
-                d.pkg.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+                d.pkg
+                    .iter()
+                    .map(|(k, v)| PkgField {
+                        key: k.clone(),
+                        value: v.clone(),
+                        source_turns: d.pkg_sources.get(k).cloned().unwrap_or_default(),
+                    })
+                    .collect()
             })
             .unwrap_or_default())
     }
@@ -320,6 +339,19 @@ impl Store for MemoryStore {
             .read(npcid, |d| {
                 let start = d.turns.partition_point(|t| t.seq <= after_seq);
                 d.turns.iter().skip(start).take(limit).cloned().collect()
+            })
+            .unwrap_or_default())
+    }
+
+    async fn turns_by_id(&self, npcid: &str, ids: &[String]) -> PortResult<Vec<Turn>> {
+        let wanted: std::collections::HashSet<&str> = ids.iter().map(String::as_str).collect();
+        Ok(self
+            .read(npcid, |d| {
+                d.turns
+                    .iter()
+                    .filter(|t| wanted.contains(t.id.as_str()))
+                    .cloned()
+                    .collect()
             })
             .unwrap_or_default())
     }

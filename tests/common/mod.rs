@@ -148,10 +148,11 @@ macro_rules! delegate {
 delegate! {
         async fn npc(&self, npcid: &str) -> PortResult<Option<hippo::npc::Npc>>;
         async fn list_npcs(&self, after: Option<&str>, limit: usize) -> PortResult<Vec<hippo::npc::Npc>>;
-        async fn pkg(&self, npcid: &str) -> PortResult<Vec<(String, hippo::pkg::PkgValue)>>;
+        async fn pkg(&self, npcid: &str) -> PortResult<Vec<hippo::pkg::PkgField>>;
         async fn entities(&self, npcid: &str) -> PortResult<Vec<(String, hippo::relationship::Entity)>>;
         async fn diary(&self, npcid: &str) -> PortResult<(String, Vec<hippo::diary::DiaryEntry>)>;
         async fn turns(&self, npcid: &str, after_seq: u64, limit: usize) -> PortResult<Vec<hippo::conversation::Turn>>;
+        async fn turns_by_id(&self, npcid: &str, ids: &[String]) -> PortResult<Vec<hippo::conversation::Turn>>;
         async fn append_turns(&self, npcid: &str, turns: Vec<hippo::conversation::Turn>) -> PortResult<Appended>;
         async fn last_seq(&self, npcid: &str) -> PortResult<u64>;
         async fn memories(&self, npcid: &str, filter: &MemoryFilter) -> PortResult<Vec<hippo::memory::Memory>>;

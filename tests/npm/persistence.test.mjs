@@ -39,6 +39,43 @@ test('{file} storage: everything is there after reopening', async () => {
   await second.close();
 });
 
+test('{file} storage: the source links of a dream are there after reopening, and search cites them', async () => {
+  const file = path.join(tempDir(), 'links.hippo');
+  const first = await Hippo.open({ storage: { file }, clock: fixedClock() });
+  await first.createNpc('lingfei');
+  await first.addConversation('lingfei', {
+    session_id: 's',
+    turns: [
+      { role: 'user', content: '我最近喜欢上了游泳。' },
+      { role: 'user', content: '我的同学小红明天过生日。' },
+      { role: 'user', content: 'I am allergic to peanuts.' },
+    ],
+  });
+  assert.equal((await first.dream('lingfei')).error, null);
+  const { turns } = await first.getConversation('lingfei');
+  const said = (text) => turns.find((t) => t.content === text).id;
+
+  const second = await Hippo.open({ storage: { file }, clock: fixedClock() });
+  const pkg = await second.getPkg('lingfei');
+  assert.deepEqual(pkg.source_turns.Hobbies, [said('我最近喜欢上了游泳。')]);
+  assert.deepEqual(pkg, await first.getPkg('lingfei'));
+  const people = await second.getRelationships('lingfei');
+  assert.deepEqual(people.relationship.entity_001.source_turns, [said('我的同学小红明天过生日。')]);
+
+  const plain = await second.search('lingfei', { query: 'what is the user allergic to' });
+  assert.ok(plain.memories.every((m) => m.sources === undefined));
+  const hits = await second.search('lingfei', { query: 'what is the user allergic to', include_sources: true });
+  const fact = hits.memories.find((m) => /peanut/.test(m.summary) && m.source !== 'conversation_quote');
+  assert.deepEqual(fact.sources, [
+    { turn_id: said('I am allergic to peanuts.'), role: 'user', ts: '2026-04-08T10:00:00.000Z', text: 'I am allergic to peanuts.' },
+  ]);
+  // retrieve() keeps memory_retrieval's fixed shape whatever it is sent.
+  const answer = await second.retrieve('lingfei', { query: 'what is the user allergic to' });
+  for (const m of answer.memories) assert.equal(m.sources, undefined);
+  await first.close();
+  await second.close();
+});
+
 test('{file} storage: killing the process mid-save loses nothing acknowledged', async () => {
   const file = path.join(tempDir(), 'crash.hippo');
   // Writes distinct memories forever, printing the number of each one acknowledged.

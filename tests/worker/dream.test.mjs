@@ -44,6 +44,31 @@ test("dream with the built-in engines: dry run writes nothing, then a real dream
     assert.equal((await w.json("GET", "/api/conversation/dreamer")).watermark, 4);
     const search = await w.json("POST", "/api/memories/dreamer/search", { query: "what is the user allergic to" });
     assert.match(search.memories[0].summary, /peanut/i);
+    assert.equal(search.memories[0].sources, undefined, "sources only when asked");
+    // Asked: the fact with the turn it came from, read back from D1 as the dream kept it.
+    const sourced = await w.json("POST", "/api/memories/dreamer/search", {
+      query: "what is the user allergic to",
+      include_sources: true,
+    });
+    const fact = sourced.memories.find((m) => /peanut/i.test(m.summary) && m.source !== "conversation_quote");
+    const { turns } = await w.json("GET", "/api/conversation/dreamer");
+    const stated = turns.find((t) => t.content.startsWith("I am allergic to peanuts"));
+    assert.deepEqual(fact.sources, [
+      { turn_id: stated.id, role: "user", ts: stated.ts, text: "I am allergic to peanuts, please remember that" },
+    ]);
+    for (const m of sourced.memories) assert.ok(Array.isArray(m.sources), JSON.stringify(m));
+    // memory_retrieval's wire format stays as the protocol fixes it.
+    const { token } = await w.json("POST", "/api/npc/dreamer/tokens", {});
+    const res = await w.call("/memory_retrieval", {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ query: "what is the user allergic to", include_sources: true }),
+    });
+    const answer = await res.json();
+    assert.ok(answer.memories.length > 0);
+    for (const m of answer.memories) {
+      assert.deepEqual(Object.keys(m).sort(), ["confidence", "id", "source", "summary", "type", "updated_at"]);
+    }
 
     const again = await w.json("POST", "/api/dream/dreamer");
     assert.deepEqual(again.report, { skipped: true, diary: null, extractions: null, cleanup: null, error: null });
@@ -92,8 +117,17 @@ test("dream with an OpenAI-compatible LLM mocked at outbound fetch", async () =>
     assert.match(extraction.body.messages.at(-1).content, /以后叫我阿澈吧/, "the prompt carries the conversation");
     const rel = await w.json("GET", "/api/relationship/llm-dreamer");
     assert.equal(rel.relationship.entity_001.name, "小红");
-    const pkg = (await w.json("GET", "/api/pkg/llm-dreamer")).pkg;
-    assert.deepEqual(pkg.Hobbies, ["爬山"]);
+    // Nobody in the talk named 小红: no turn is credited, whatever the model said.
+    assert.equal(rel.relationship.entity_001.source_turns, undefined);
+    const view = await w.json("GET", "/api/pkg/llm-dreamer");
+    assert.deepEqual(view.pkg.Hobbies, ["爬山"]);
+    // Each field links to the user turn that stated it (stored in D1, read back).
+    const { turns } = await w.json("GET", "/api/conversation/llm-dreamer");
+    const said = (text) => turns.find((t) => t.content === text).id;
+    assert.deepEqual(view.source_turns, {
+      Nickname: [said("以后叫我阿澈吧")],
+      Hobbies: [said("我喜欢爬山，周末经常去")],
+    });
     const diary = await w.json("GET", "/api/diary/llm-dreamer");
     assert.equal(diary.dailies[0].summary, "今天阿澈告诉我他喜欢爬山，还对花生过敏。");
   } finally {

@@ -1,8 +1,8 @@
 // D1 migrations as `wrangler d1 migrations apply` runs them: a fresh database gets every file,
 // and a database migrated with the files main shipped before issue 16 (up to
-// 0004_source_turns) gets exactly the two that came after (0005_pinned, 0006_token_scopes),
-// keeps its rows, and serves them through the Worker: old memories unpinned, old tokens
-// memory_retrieval tokens.
+// 0004_source_turns) gets exactly the ones that came after (0005_pinned, 0006_token_scopes,
+// 0007_pkg_entity_source_turns), keeps its rows, and serves them through the Worker: old
+// memories unpinned, old tokens memory_retrieval tokens, old PKG values without source links.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -27,7 +27,7 @@ const BEFORE_ISSUE_16 = [
   "0004_sensitive_category.sql",
   "0004_source_turns.sql",
 ];
-const ADDED = ["0005_pinned.sql", "0006_token_scopes.sql"];
+const ADDED = ["0005_pinned.sql", "0006_token_scopes.sql", "0007_pkg_entity_source_turns.sql"];
 
 const dirs = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -78,10 +78,11 @@ test("a fresh database gets every migration, once", async () => {
     const memories = await columns(db, "memories");
     for (const c of ["sensitive_category", "source_turns", "pinned"]) assert.ok(memories.includes(c), c);
     assert.ok((await columns(db, "tokens")).includes("scopes"));
+    for (const table of ["pkg_fields", "entities"]) assert.ok((await columns(db, table)).includes("source_turns"), table);
   });
 });
 
-test("a database migrated with main's files upgrades to the two new ones and keeps its data", async () => {
+test("a database migrated with main's files upgrades to the new ones and keeps its data", async () => {
   const state = tempDir();
   const old = tempDir();
   mkdirSync(path.join(old, "migrations"));
@@ -115,6 +116,9 @@ test("a database migrated with main's files upgrades to the two new ones and kee
       db.prepare(
         "INSERT INTO tokens (npcid, token_id, token_hash, created_at) VALUES ('up1', 'tok_old', ?1, 1775642400000)",
       ).bind(createHash("sha256").update(secret).digest("hex")),
+      db.prepare(
+        "INSERT INTO pkg_fields (npcid, key, value, position) VALUES ('up1', 'Hobbies', '[\"游泳\"]', 0)",
+      ),
     ]);
     assert.ok(!(await columns(db, "memories")).includes("pinned"));
   });
@@ -127,6 +131,8 @@ test("a database migrated with main's files upgrades to the two new ones and kee
     assert.equal(token.scopes, "retrieval");
     const memory = await db.prepare("SELECT pinned, source_turns FROM memories WHERE id = 'mem_old'").first();
     assert.deepEqual(memory, { pinned: 0, source_turns: "[]" });
+    const field = await db.prepare("SELECT source_turns FROM pkg_fields WHERE key = 'Hobbies'").first();
+    assert.equal(field.source_turns, "[]");
   });
 
   // And the Worker serves the upgraded database.
@@ -137,6 +143,9 @@ test("a database migrated with main's files upgrades to the two new ones and kee
     assert.equal(old.summary, "用户喜欢喝乌龙茶");
     assert.equal(old.pinned, false);
     assert.deepEqual(old.source_turns ?? [], []);
+    const pkg = await w.json("GET", "/api/pkg/up1");
+    assert.deepEqual(pkg.pkg.Hobbies, ["游泳"]);
+    assert.equal(pkg.source_turns?.Hobbies, undefined, "an old value has no links");
     const found = await w.retrieval(secret, { query: "乌龙茶" });
     assert.equal(found.status, 200, JSON.stringify(found.body));
     assert.ok(found.body.memories.some((m) => m.id === "mem_old"), JSON.stringify(found.body));

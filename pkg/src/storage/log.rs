@@ -60,7 +60,17 @@ pub fn commit(npcid: &str, batch: &WriteBatch) -> PortResult<Vec<u8>> {
         match write {
             Write::PutNpc(npc) => w.tag(0).json(npc)?,
             Write::DeleteNpc => w.tag(1),
-            Write::SetPkgField { key, value } => w.tag(2).str(key).json(value)?,
+            Write::SetPkgField {
+                key,
+                value,
+                source_turns,
+            } if source_turns.is_empty() => w.tag(2).str(key).json(value)?,
+            // Its own tag, so a record of a value without links reads as before.
+            Write::SetPkgField {
+                key,
+                value,
+                source_turns,
+            } => w.tag(15).str(key).json(value)?.strs(source_turns),
             Write::PutEntity { id, entity } => w.tag(3).str(id).json(entity)?,
             Write::DeleteEntity { id } => w.tag(4).str(id),
             Write::PutDaily { entry } => w.tag(5).json(entry)?,
@@ -69,13 +79,7 @@ pub fn commit(npcid: &str, batch: &WriteBatch) -> PortResult<Vec<u8>> {
             Write::PutTurn { turn } => w.tag(8).json(turn)?,
             Write::PutMemory { memory } => w.tag(9).json(memory)?,
             Write::DeleteMemory { id } => w.tag(10).str(id),
-            Write::Touch { ids, at } => {
-                w.tag(11).u64(ids.len() as u64);
-                for id in ids {
-                    w.str(id);
-                }
-                w.u64(at.0 as u64)
-            }
+            Write::Touch { ids, at } => w.tag(11).strs(ids).u64(at.0 as u64),
             Write::SetWatermark { seq } => w.tag(12).u64(*seq),
             Write::PutToken { token } => w.tag(13).json(token)?,
             Write::DeleteToken { token_id } => w.tag(14).str(token_id),
@@ -97,6 +101,12 @@ fn read_commit(body: &[u8]) -> Result<(String, WriteBatch), String> {
             2 => Write::SetPkgField {
                 key: r.str()?,
                 value: r.json()?,
+                source_turns: Vec::new(),
+            },
+            15 => Write::SetPkgField {
+                key: r.str()?,
+                value: r.json()?,
+                source_turns: r.strs()?,
             },
             3 => Write::PutEntity {
                 id: r.str()?,
@@ -109,14 +119,10 @@ fn read_commit(body: &[u8]) -> Result<(String, WriteBatch), String> {
             8 => Write::PutTurn { turn: r.json()? },
             9 => Write::PutMemory { memory: r.json()? },
             10 => Write::DeleteMemory { id: r.str()? },
-            11 => {
-                let n = r.u64()?;
-                let ids = (0..n).map(|_| r.str()).collect::<Result<_, _>>()?;
-                Write::Touch {
-                    ids,
-                    at: Timestamp(r.u64()? as i64),
-                }
-            }
+            11 => Write::Touch {
+                ids: r.strs()?,
+                at: Timestamp(r.u64()? as i64),
+            },
             12 => Write::SetWatermark { seq: r.u64()? },
             13 => Write::PutToken { token: r.json()? },
             14 => Write::DeleteToken { token_id: r.str()? },
@@ -148,6 +154,14 @@ impl Writer {
     fn str(&mut self, text: &str) -> &mut Self {
         self.u64(text.len() as u64);
         self.0.extend_from_slice(text.as_bytes());
+        self
+    }
+    /// A count, then each string.
+    fn strs(&mut self, texts: &[String]) -> &mut Self {
+        self.u64(texts.len() as u64);
+        for text in texts {
+            self.str(text);
+        }
         self
     }
     fn json<T: Serialize>(&mut self, value: &T) -> PortResult<&mut Self> {
@@ -184,9 +198,13 @@ impl Reader<'_> {
         let bytes = self.take(len)?;
         String::from_utf8(bytes.to_vec()).map_err(|e| format!("a log record is not text: {e}"))
     }
+    fn strs(&mut self) -> Result<Vec<String>, String> {
+        let n = self.u64()?;
+        (0..n).map(|_| self.str()).collect()
+    }
     fn json<T: DeserializeOwned>(&mut self) -> Result<T, String> {
         let text = self.str()?;
-        serde_json::from_str(&text).map_err(|e| format!("a log record does not parse: {e}"))
+        hippo::json::parse(&text).map_err(|e| format!("a log record does not parse: {e}"))
     }
 }
 
@@ -288,11 +306,11 @@ pub async fn replay(
             store.commit(&npcid, batch).await.map_err(port)
         }
         META => {
-            let Meta { key, value } = serde_json::from_str(text()?).map_err(parse)?;
+            let Meta { key, value } = hippo::json::parse(text()?).map_err(parse)?;
             store.set_meta(&key, &value).await.map_err(port)
         }
         APPEND_TURNS => {
-            let AppendedTurns { npcid, turns } = serde_json::from_str(text()?).map_err(parse)?;
+            let AppendedTurns { npcid, turns } = hippo::json::parse(text()?).map_err(parse)?;
             let recorded: Vec<Option<u64>> = turns.iter().map(|t| Some(t.seq)).collect();
             let appended = store.append_turns(&npcid, turns).await.map_err(port)?;
             if appended.seqs != recorded {
@@ -302,11 +320,11 @@ pub async fn replay(
         }
         UPSERT => vectors.absorb(body).map_err(port),
         DELETE => {
-            let Deletion { npcid, ids } = serde_json::from_str(text()?).map_err(parse)?;
+            let Deletion { npcid, ids } = hippo::json::parse(text()?).map_err(parse)?;
             vectors.delete(&npcid, &ids).await.map_err(port)
         }
         DELETE_NPC => {
-            let Deletion { npcid, .. } = serde_json::from_str(text()?).map_err(parse)?;
+            let Deletion { npcid, .. } = hippo::json::parse(text()?).map_err(parse)?;
             vectors.delete_npc(&npcid).await.map_err(port)
         }
         other => Err(format!("unknown log record kind {other}")),

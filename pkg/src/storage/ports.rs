@@ -9,7 +9,7 @@ use hippo::conversation::Turn;
 use hippo::diary::DiaryEntry;
 use hippo::memory::Memory;
 use hippo::npc::Npc;
-use hippo::pkg::PkgValue;
+use hippo::pkg::PkgField;
 use hippo::ports::*;
 use hippo::relationship::Entity;
 use hippo::time::Timestamp;
@@ -27,7 +27,7 @@ impl Store for PersistentStore {
     async fn list_npcs(&self, after: Option<&str>, limit: usize) -> PortResult<Vec<Npc>> {
         self.0.store()?.list_npcs(after, limit).await
     }
-    async fn pkg(&self, npcid: &str) -> PortResult<Vec<(String, PkgValue)>> {
+    async fn pkg(&self, npcid: &str) -> PortResult<Vec<PkgField>> {
         self.0.store()?.pkg(npcid).await
     }
     async fn entities(&self, npcid: &str) -> PortResult<Vec<(String, Entity)>> {
@@ -38,6 +38,9 @@ impl Store for PersistentStore {
     }
     async fn turns(&self, npcid: &str, after_seq: u64, limit: usize) -> PortResult<Vec<Turn>> {
         self.0.store()?.turns(npcid, after_seq, limit).await
+    }
+    async fn turns_by_id(&self, npcid: &str, ids: &[String]) -> PortResult<Vec<Turn>> {
+        self.0.store()?.turns_by_id(npcid, ids).await
     }
     async fn append_turns(&self, npcid: &str, turns: Vec<Turn>) -> PortResult<Appended> {
         // Kept for the record: the entries the store takes are the ones it gives a seq.

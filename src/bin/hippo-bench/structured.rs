@@ -65,6 +65,7 @@ fn fill(store: &MemoryStore, fields: usize, entities: usize) -> Result<(), Strin
         batch.push(Write::SetPkgField {
             key: format!("Field {i}"),
             value: PkgValue::Text(format!("value number {i}")),
+            source_turns: Vec::new(),
         });
     }
     for i in 0..entities {

@@ -9,7 +9,7 @@
 use crate::conversation::{EntryKind, Role, Turn};
 use crate::diary::DiaryEntry;
 use crate::dream::text::cut_chars;
-use crate::pkg::{PkgValue, MULTI_VALUE_LIMITS};
+use crate::pkg::{PkgField, PkgValue, MULTI_VALUE_LIMITS};
 use crate::ports::ChatMessage;
 use crate::relationship::Entity;
 use chrono::NaiveDate;
@@ -151,10 +151,22 @@ pub fn prior_merge(prior: &str, overflow: &[DiaryEntry], max_chars: usize) -> Pr
 /// Entity ops, PKG updates and typed memories from new conversation, in one JSON document.
 pub fn extraction(
     turns: &[Turn],
-    pkg: &[(String, PkgValue)],
+    pkg: &[PkgField],
     entities: &[(String, Entity)],
     today: NaiveDate,
 ) -> Prompt {
+    // What is known, without the source links: ids the model has no use for.
+    let pkg: Vec<(&String, &PkgValue)> = pkg.iter().map(|f| (&f.key, &f.value)).collect();
+    let entities: Vec<(&String, Entity)> = entities
+        .iter()
+        .map(|(id, e)| {
+            let facts = Entity {
+                source_turns: Vec::new(),
+                ..e.clone()
+            };
+            (id, facts)
+        })
+        .collect();
     let lists: Vec<String> = MULTI_VALUE_LIMITS
         .iter()
         .map(|(k, n)| format!("\"{k}\" (list, at most {n})"))
@@ -274,12 +286,18 @@ mod tests {
             "entity_001".to_string(),
             Entity {
                 name: "Anna".into(),
+                source_turns: vec!["turn_secretlink".into()],
                 ..Entity::default()
             },
         )];
+        let pkg = [PkgField {
+            key: "Hobbies".into(),
+            value: PkgValue::List(vec!["chess".into()]),
+            source_turns: vec!["turn_otherlink".into()],
+        }];
         let p = extraction(
             &[user("my sister Anna")],
-            &[],
+            &pkg,
             &entities,
             NaiveDate::from_ymd_opt(2026, 4, 9).unwrap(),
         );
@@ -290,7 +308,14 @@ mod tests {
         ] {
             assert!(p.system.contains(needle), "{needle}");
         }
-        assert!(p.messages[0].content.contains("entity_001"));
-        assert!(p.messages[0].content.contains("my sister Anna"));
+        let body = &p.messages[0].content;
+        assert!(body.contains("entity_001"));
+        assert!(body.contains("my sister Anna"));
+        assert!(
+            body.contains(r#"["Hobbies",["chess"]]"#) || body.contains("chess"),
+            "{body}"
+        );
+        // Source links are bookkeeping, not knowledge: the model never sees them.
+        assert!(!body.contains("link"), "{body}");
     }
 }

@@ -180,7 +180,7 @@ fn diary_record(entry: &DiaryEntry, turns: &[Turn]) -> Memory {
         source: DIARY_SOURCE.to_string(),
         event_time: Some(at),
         collection: Collection::Diary,
-        source_turns: sources,
+        source_turns: sources.into(),
         ..Memory::new(
             diary_record_id(&entry.date),
             MemoryType::History,
@@ -215,8 +215,8 @@ fn safe_material(material: Vec<Turn>) -> Vec<Turn> {
 }
 
 /// How the character calls the user: the latest nickname, else the name.
-fn user_name(pkg: &[(String, crate::pkg::PkgValue)]) -> Option<String> {
-    let field = |key: &str| pkg.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+fn user_name(pkg: &[crate::pkg::PkgField]) -> Option<String> {
+    let field = |key: &str| pkg.iter().find(|f| f.key == key).map(|f| &f.value);
     let text = |v: &crate::pkg::PkgValue| match v {
         crate::pkg::PkgValue::Text(t) => Some(t.clone()),
         crate::pkg::PkgValue::List(items) => items.last().cloned(),

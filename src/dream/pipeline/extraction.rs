@@ -4,13 +4,13 @@
 
 use super::{commit, embed_records, port, records, Scan, MAX_ATTEMPTS};
 use crate::api::{ExtractedMemoryReport, ExtractionReport};
-use crate::conversation::Turn;
 use crate::dream::extract::{extract, Extraction, SOURCE};
-use crate::dream::{llm, provenance};
+use crate::dream::llm;
+use crate::dream::provenance::Provenance;
 use crate::engine::{Hippo, NewMemory};
-use crate::pkg::{self, Pkg};
+use crate::pkg;
 use crate::ports::{Write, WriteBatch};
-use crate::relationship::{self, EntityWrite, Relationships};
+use crate::relationship::{self, EntityOp, EntityWrite, Relationships};
 
 pub(super) async fn run(
     hippo: &Hippo,
@@ -21,6 +21,12 @@ pub(super) async fn run(
 ) -> Result<ExtractionReport, String> {
     let ports = hippo.ports();
     let found = extraction(hippo, npcid, scan).await?;
+    let provenance = Provenance::new(&scan.new);
+    let pkg_links: Vec<Vec<String>> = found
+        .pkg_updates
+        .iter()
+        .map(|u| provenance.naming(&value_text(&u.value), &u.key))
+        .collect();
     let records = records::for_turns(npcid, &scan.new, &scan.npc.settings);
     let record_vectors = embed_records(hippo, &records).await;
 
@@ -40,9 +46,19 @@ pub(super) async fn run(
             .map_err(port("store"))?
             .into_iter()
             .collect();
-        let outcome =
-            relationship::apply_ops(&entities, npc.next_entity_seq, &found.entity_ops, false)
-                .map_err(|e| format!("entity ops: {e}"))?;
+        let entity_links: Vec<Vec<String>> = found
+            .entity_ops
+            .iter()
+            .map(|op| entity_op_links(op, &entities, &provenance))
+            .collect();
+        let outcome = relationship::apply_linked_ops(
+            &entities,
+            npc.next_entity_seq,
+            &found.entity_ops,
+            &entity_links,
+            false,
+        )
+        .map_err(|e| format!("entity ops: {e}"))?;
         let rel_changes = !outcome.writes.is_empty();
         for w in outcome.writes {
             batch.push(match w {
@@ -57,31 +73,23 @@ pub(super) async fn run(
             }));
         }
 
-        let current: Pkg = ports
-            .store
-            .pkg(npcid)
-            .await
-            .map_err(port("store"))?
-            .into_iter()
-            .collect();
-        let pkg_changes = if found.pkg_updates.is_empty() {
+        let current = ports.store.pkg(npcid).await.map_err(port("store"))?;
+        let pkg_writes = if found.pkg_updates.is_empty() {
             Vec::new()
         } else {
-            pkg::merge_updates(&current, &found.pkg_updates)
-                .map_err(|e| format!("PKG updates: {e}"))?
-                .changes
+            let merge = pkg::merge_updates(&pkg::values(&current), &found.pkg_updates)
+                .map_err(|e| format!("PKG updates: {e}"))?;
+            pkg::field_writes(&current, &merge, &found.pkg_updates, &pkg_links)
         };
-        let pkg_changed = !pkg_changes.is_empty();
-        batch.writes.extend(
-            pkg_changes
-                .into_iter()
-                .map(|(key, value)| Write::SetPkgField { key, value }),
-        );
+        let pkg_changed = !pkg_writes.is_empty();
+        batch
+            .writes
+            .extend(pkg_writes.into_iter().map(Write::set_pkg_field));
 
         let items: Vec<NewMemory> = found
             .memories
             .iter()
-            .map(|m| new_memory(m, &scan.new))
+            .map(|m| new_memory(m, &provenance))
             .collect();
         let plan = hippo
             .plan_memories(npcid, items)
@@ -157,10 +165,10 @@ async fn extraction(hippo: &Hippo, npcid: &str, scan: &Scan) -> Result<Extractio
     llm::parse::parse_extraction(&answer, &known).map_err(|e| format!("LLM output rejected: {e}"))
 }
 
-fn new_memory(m: &crate::dream::ExtractedMemory, turns: &[Turn]) -> NewMemory {
+fn new_memory(m: &crate::dream::ExtractedMemory, provenance: &Provenance) -> NewMemory {
     let mut item = NewMemory::new(m.summary.clone(), m.memory_type, SOURCE);
     let said = format!("{} {}", m.summary, m.keywords.join(" "));
-    item.source_turns = provenance::source_turns(&said, turns);
+    item.source_turns = provenance.of(&said);
     item.keywords = m.keywords.clone();
     item.importance = m.importance;
     item.confidence = m.confidence;
@@ -169,4 +177,40 @@ fn new_memory(m: &crate::dream::ExtractedMemory, turns: &[Turn]) -> NewMemory {
     item.sensitive_category = m.sensitive_category;
     item.pinned = m.pinned;
     item
+}
+
+/// The words of a PKG update's value (a string, a number, or an array of those).
+fn value_text(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::Array(items) => {
+            items.iter().map(value_text).collect::<Vec<_>>().join(" ")
+        }
+        serde_json::Value::String(text) => text.clone(),
+        serde_json::Value::Number(n) => n.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// The turns an entity op came from: a turn naming the person (the op's name and aliases,
+/// or the known entity's name when the op names it by id), their titles and remark breaking
+/// ties. A delete links nothing.
+fn entity_op_links(op: &EntityOp, known: &Relationships, provenance: &Provenance) -> Vec<String> {
+    if op.op == relationship::OpKind::Delete {
+        return Vec::new();
+    }
+    let name = op
+        .name
+        .clone()
+        .or_else(|| {
+            op.id
+                .as_ref()
+                .and_then(|id| known.get(id))
+                .map(|e| e.name.clone())
+        })
+        .unwrap_or_default();
+    let mut subject = vec![name];
+    subject.extend(op.alias.iter().flatten().cloned());
+    let mut detail: Vec<String> = op.title.iter().flatten().cloned().collect();
+    detail.extend(op.remark.clone());
+    provenance.naming(&subject.join(" "), &detail.join(" "))
 }

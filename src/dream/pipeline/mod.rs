@@ -22,7 +22,7 @@ mod records;
 
 pub use diary::{diary_record_id, DIARY_CONFIDENCE, DIARY_RECORD_PREFIX, DIARY_SOURCE};
 pub use diary::{DAILY_MAX_CHARS, PRIOR_MAX_CHARS};
-pub use records::{QUOTE_CONFIDENCE, QUOTE_SOURCE};
+pub use records::{content_record_id, QUOTE_CONFIDENCE, QUOTE_SOURCE};
 
 use crate::api::DreamReport;
 use crate::conversation::Turn;

@@ -23,6 +23,11 @@ pub const QUOTE_SOURCE: &str = "conversation_quote";
 /// The `confidence` of a quote: Hippo knows the words were said, not that they are true.
 pub const QUOTE_CONFIDENCE: f64 = 0.5;
 
+/// The id of the `content` record of the NPC's log entry `seq`.
+pub fn content_record_id(npcid: &str, seq: u64) -> String {
+    record_id("cnt", npcid, seq)
+}
+
 fn record_id(prefix: &str, npcid: &str, seq: u64) -> String {
     format!(
         "{prefix}_{}",
@@ -48,7 +53,7 @@ fn record(
         event_time: Some(ts),
         expires_at: (ttl_days > 0).then(|| ts.plus_days(i64::from(ttl_days))),
         collection,
-        source_turns: vec![turn.id.clone()],
+        source_turns: vec![turn.id.clone()].into(),
         ..Memory::new(id, MemoryType::History, summary, ts)
     }
 }
@@ -97,7 +102,7 @@ pub(super) fn for_turns(npcid: &str, turns: &[Turn], settings: &NpcSettings) -> 
         };
         let text = safe[i].as_str();
         let mut chunk = record(
-            record_id("cnt", npcid, t.seq),
+            content_record_id(npcid, t.seq),
             summary,
             Collection::Content,
             QUOTE_SOURCE,

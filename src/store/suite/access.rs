@@ -94,6 +94,7 @@ pub(super) async fn delete_npc_removes_everything_of_it_only(
                 Write::SetPkgField {
                     key: "Name".into(),
                     value: PkgValue::Text(id.clone()),
+                    source_turns: vec!["turn_1".into()],
                 },
                 Write::PutEntity {
                     id: "entity_001".into(),

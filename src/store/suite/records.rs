@@ -37,6 +37,7 @@ pub(super) async fn expected_version_conflict_applies_nothing(
     stale.push(Write::SetPkgField {
         key: "Hobbies".into(),
         value: PkgValue::List(vec!["Reading".into()]),
+        source_turns: vec!["turn_1".into()],
     });
     stale.push(Write::SetPrior {
         prior: "never".into(),
@@ -57,6 +58,7 @@ pub(super) async fn expected_version_conflict_applies_nothing(
     fresh.push(Write::SetPkgField {
         key: "Name".into(),
         value: PkgValue::Text("Xiao Ming".into()),
+        source_turns: Vec::new(),
     });
     port!(store.commit(&id, fresh));
     check!(
@@ -85,16 +87,21 @@ pub(super) async fn writes_need_an_npc(store: &dyn Store, p: &str) -> CaseResult
 pub(super) async fn pkg_fields_keep_their_order(store: &dyn Store, p: &str) -> CaseResult {
     let id = format!("{p}pkg");
     create(store, &id).await?;
-    let set = |k: &str, v: PkgValue| Write::SetPkgField {
+    let set = |k: &str, v: PkgValue, links: &[&str]| Write::SetPkgField {
         key: k.into(),
         value: v,
+        source_turns: links.iter().map(|l| l.to_string()).collect(),
     };
     write(
         store,
         &id,
         vec![
-            set("Name", PkgValue::Text("A".into())),
-            set("Hobbies", PkgValue::List(vec!["x".into(), "y".into()])),
+            set("Name", PkgValue::Text("A".into()), &["turn_1"]),
+            set(
+                "Hobbies",
+                PkgValue::List(vec!["x".into(), "y".into()]),
+                &["turn_2", "turn_3"],
+            ),
         ],
     )
     .await?;
@@ -102,21 +109,32 @@ pub(super) async fn pkg_fields_keep_their_order(store: &dyn Store, p: &str) -> C
         store,
         &id,
         vec![
-            set("Name", PkgValue::Text("B".into())),
-            set("Job", PkgValue::Text("dev".into())),
+            set("Name", PkgValue::Text("B".into()), &[]),
+            set("Job", PkgValue::Text("dev".into()), &["turn_9"]),
         ],
     )
     .await?;
     let pkg = port!(store.pkg(&id));
-    let keys: Vec<&str> = pkg.iter().map(|(k, _)| k.as_str()).collect();
+    let keys: Vec<&str> = pkg.iter().map(|f| f.key.as_str()).collect();
     check!(keys == ["Name", "Hobbies", "Job"], "order {keys:?}");
     check!(
-        pkg[0].1 == PkgValue::Text("B".into()),
+        pkg[0].value == PkgValue::Text("B".into()),
         "Name not overwritten"
     );
     check!(
-        pkg[1].1 == PkgValue::List(vec!["x".into(), "y".into()]),
+        pkg[1].value == PkgValue::List(vec!["x".into(), "y".into()]),
         "list changed"
+    );
+    // Links are stored with the value, in order, and replaced (here: cleared) with it.
+    let links: Vec<&[String]> = pkg.iter().map(|f| f.source_turns.as_slice()).collect();
+    check!(
+        links
+            == [
+                &[][..],
+                &["turn_2".to_string(), "turn_3".to_string()][..],
+                &["turn_9".to_string()][..]
+            ],
+        "links {links:?}"
     );
     Ok(())
 }
@@ -129,6 +147,7 @@ pub(super) async fn entities_put_and_delete(store: &dyn Store, p: &str) -> CaseR
         alias: vec!["a".into()],
         title: vec!["同学".into()],
         remark: "r".into(),
+        source_turns: vec!["turn_4".into(), "turn_7".into()],
     };
     write(
         store,
@@ -156,6 +175,25 @@ pub(super) async fn entities_put_and_delete(store: &dyn Store, p: &str) -> CaseR
     let got = port!(store.entities(&id));
     check!(
         got.len() == 1 && got[0].0 == "entity_002" && got[0].1 == e("Tom"),
+        "entities {got:?}"
+    );
+    // Rewritten without links: the links go too.
+    let unlinked = Entity {
+        source_turns: Vec::new(),
+        ..e("Tom")
+    };
+    write(
+        store,
+        &id,
+        vec![Write::PutEntity {
+            id: "entity_002".into(),
+            entity: unlinked.clone(),
+        }],
+    )
+    .await?;
+    let got = port!(store.entities(&id));
+    check!(
+        got == [("entity_002".to_string(), unlinked)],
         "entities {got:?}"
     );
     Ok(())
@@ -248,5 +286,29 @@ pub(super) async fn restored_turns_keep_their_seq(store: &dyn Store, p: &str) ->
         "after/limit wrong"
     );
     check!(port!(store.last_seq(&id)) == 3, "last_seq wrong");
+    // By id: in seq order, unknown ids skipped, never another NPC's entry of the same id;
+    // more ids than one statement binds.
+    let other = format!("{p}turns-other");
+    create(store, &other).await?;
+    write(
+        store,
+        &other,
+        vec![Write::PutTurn {
+            turn: turn(1, None, None, "another NPC's"),
+        }],
+    )
+    .await?;
+    let mut ids: Vec<String> = (100..250).map(|i| format!("turn_{i}")).collect();
+    ids.extend(["turn_3".to_string(), "turn_1".to_string()]);
+    let found = port!(store.turns_by_id(&id, &ids));
+    let got: Vec<(u64, &str)> = found.iter().map(|t| (t.seq, t.content.as_str())).collect();
+    check!(
+        got == [(1, "你好"), (3, "no session")],
+        "turns_by_id {got:?}"
+    );
+    check!(
+        port!(store.turns_by_id(&id, &[])).is_empty(),
+        "no ids, no turns"
+    );
     Ok(())
 }

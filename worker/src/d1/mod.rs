@@ -20,7 +20,7 @@ use hippo::conversation::Turn;
 use hippo::diary::DiaryEntry;
 use hippo::memory::Memory;
 use hippo::npc::Npc;
-use hippo::pkg::PkgValue;
+use hippo::pkg::PkgField;
 use hippo::ports::*;
 use hippo::relationship::Entity;
 use hippo::store::MemoryStore;
@@ -163,6 +163,27 @@ impl D1Store {
         Ok(results)
     }
 
+    /// `select` (`SELECT … FROM table`) of the NPC's rows with these ids, as statements of
+    /// at most [`MAX_PARAMS`] parameters each (none for no ids).
+    fn by_id_statements(
+        &self,
+        select: &str,
+        npcid: &str,
+        ids: &[String],
+    ) -> PortResult<Vec<worker::D1PreparedStatement>> {
+        ids.chunks(MAX_PARAMS - 1)
+            .map(|chunk| {
+                let sql = format!(
+                    "{select} WHERE npcid = ?1 AND id IN ({})",
+                    placeholders(2, chunk.len())
+                );
+                let mut params = vec![text(npcid)];
+                params.extend(chunk.iter().map(|id| text(id)));
+                statement(&self.db, &sql, &params)
+            })
+            .collect()
+    }
+
     async fn run(&self, sql: &str, params: &[JsValue]) -> PortResult<()> {
         statement(&self.db, sql, params)?
             .run()
@@ -242,7 +263,7 @@ impl Store for D1Store {
             .collect()
     }
 
-    async fn pkg(&self, npcid: &str) -> PortResult<Vec<(String, PkgValue)>> {
+    async fn pkg(&self, npcid: &str) -> PortResult<Vec<PkgField>> {
         self.read_ahead
             .profile(&self.db, npcid, |p| p.pkg.clone())
             .await
@@ -277,6 +298,23 @@ impl Store for D1Store {
         .into_iter()
         .map(TurnRow::into_turn)
         .collect()
+    }
+
+    async fn turns_by_id(&self, npcid: &str, ids: &[String]) -> PortResult<Vec<Turn>> {
+        let select = format!("SELECT {TURN_COLUMNS} FROM turns");
+        let statements = self.by_id_statements(&select, npcid, ids)?;
+        if statements.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut turns = Vec::new();
+        for result in self.batch(statements).await? {
+            for row in result.results::<TurnRow>().map_err(backend)? {
+                turns.push(row.into_turn()?);
+            }
+        }
+        // Rows come in no particular order.
+        turns.sort_by_key(|t| t.seq);
+        Ok(turns)
     }
 
     async fn append_turns(&self, npcid: &str, turns: Vec<Turn>) -> PortResult<Appended> {
@@ -351,16 +389,8 @@ impl Store for D1Store {
         if let Some(view) = self.memory_view(npcid).await? {
             return view.memories_by_id(npcid, ids).await;
         }
-        let mut statements = Vec::new();
-        for chunk in ids.chunks(MAX_PARAMS - 1) {
-            let sql = format!(
-                "SELECT {MEMORY_JSON} FROM memories WHERE npcid = ?1 AND id IN ({})",
-                placeholders(2, chunk.len())
-            );
-            let mut params = vec![text(npcid)];
-            params.extend(chunk.iter().map(|id| text(id)));
-            statements.push(statement(&self.db, &sql, &params)?);
-        }
+        let select = format!("SELECT {MEMORY_JSON} FROM memories");
+        let statements = self.by_id_statements(&select, npcid, ids)?;
         if statements.is_empty() {
             return Ok(Vec::new());
         }

@@ -12,7 +12,7 @@ use super::bind::*;
 use super::rows::*;
 use hippo::diary::DiaryEntry;
 use hippo::npc::Npc;
-use hippo::pkg::PkgValue;
+use hippo::pkg::PkgField;
 use hippo::ports::PortResult;
 use hippo::relationship::Entity;
 use serde::Deserialize;
@@ -23,7 +23,7 @@ use worker::{D1Database, D1PreparedStatement, D1Result};
 /// An NPC's structured profile, as one batch read it.
 #[derive(Debug, Clone, Default)]
 pub struct Profile {
-    pub pkg: Vec<(String, PkgValue)>,
+    pub pkg: Vec<PkgField>,
     pub entities: Vec<(String, Entity)>,
     pub prior: String,
     pub dailies: Vec<DiaryEntry>,
@@ -105,13 +105,14 @@ impl Profile {
         Ok(vec![
             statement(
                 db,
-                "SELECT key, value FROM pkg_fields WHERE npcid = ?1 ORDER BY position, key",
+                "SELECT key, value, source_turns FROM pkg_fields WHERE npcid = ?1 \
+                 ORDER BY position, key",
                 &id,
             )?,
             statement(
                 db,
-                "SELECT id, name, alias, title, remark FROM entities WHERE npcid = ?1 \
-                 ORDER BY num, id",
+                "SELECT id, name, alias, title, remark, source_turns FROM entities \
+                 WHERE npcid = ?1 ORDER BY num, id",
                 &id,
             )?,
             statement(db, "SELECT diary_prior FROM npcs WHERE npcid = ?1", &id)?,

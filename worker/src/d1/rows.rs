@@ -7,7 +7,7 @@ use hippo::conversation::{EntryKind, Role, Turn};
 use hippo::error::PortError;
 use hippo::memory::{Collection, EmotionTag, Memory, MemoryType};
 use hippo::npc::{Npc, NpcSettings};
-use hippo::pkg::PkgValue;
+use hippo::pkg::PkgField;
 use hippo::ports::{Scope, TokenRecord};
 use hippo::relationship::Entity;
 use hippo::sensitive::Category;
@@ -79,12 +79,16 @@ impl NpcRow {
 pub struct PkgRow {
     pub key: String,
     value: String,
+    source_turns: String,
 }
 
 impl PkgRow {
-    pub fn into_field(self) -> Result<(String, PkgValue), PortError> {
-        let value = parse_json("pkg", &self.value)?;
-        Ok((self.key, value))
+    pub fn into_field(self) -> Result<PkgField, PortError> {
+        Ok(PkgField {
+            key: self.key,
+            value: parse_json("pkg", &self.value)?,
+            source_turns: parse_json("pkg", &self.source_turns)?,
+        })
     }
 }
 
@@ -95,6 +99,7 @@ pub struct EntityRow {
     alias: String,
     title: String,
     remark: String,
+    source_turns: String,
 }
 
 impl EntityRow {
@@ -106,6 +111,7 @@ impl EntityRow {
                 alias: parse_json("entity", &self.alias)?,
                 title: parse_json("entity", &self.title)?,
                 remark: self.remark,
+                source_turns: parse_json("entity", &self.source_turns)?,
             },
         ))
     }
@@ -245,7 +251,7 @@ impl MemoryRow {
             collection,
             emotion: self.emotion,
             context: self.context,
-            source_turns: self.source_turns,
+            source_turns: self.source_turns.into(),
         })
     }
 }

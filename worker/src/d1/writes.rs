@@ -261,21 +261,27 @@ fn push_write(
                 )?;
             }
         }
-        Write::SetPkgField { key, value } => push(
+        Write::SetPkgField {
+            key,
+            value,
+            source_turns,
+        } => push(
             // A new field goes after the existing ones; an existing one keeps its place.
-            "INSERT INTO pkg_fields (npcid, key, value, position) VALUES (?1, ?2, ?3, \
-             (SELECT COALESCE(MAX(position), -1) + 1 FROM pkg_fields WHERE npcid = ?1)) \
-             ON CONFLICT (npcid, key) DO UPDATE SET value = excluded.value",
-            vec![id, text(key), json(value)],
+            "INSERT INTO pkg_fields (npcid, key, value, position, source_turns) VALUES (?1, ?2, \
+             ?3, (SELECT COALESCE(MAX(position), -1) + 1 FROM pkg_fields WHERE npcid = ?1), ?4) \
+             ON CONFLICT (npcid, key) DO UPDATE SET value = excluded.value, \
+             source_turns = excluded.source_turns",
+            vec![id, text(key), json(value), json(source_turns)],
         )?,
         Write::PutEntity {
             id: entity_id,
             entity,
         } => push(
-            "INSERT INTO entities (npcid, id, num, name, alias, title, remark) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) \
+            "INSERT INTO entities (npcid, id, num, name, alias, title, remark, source_turns) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) \
              ON CONFLICT (npcid, id) DO UPDATE SET num = excluded.num, name = excluded.name, \
-             alias = excluded.alias, title = excluded.title, remark = excluded.remark",
+             alias = excluded.alias, title = excluded.title, remark = excluded.remark, \
+             source_turns = excluded.source_turns",
             vec![
                 id,
                 text(entity_id),
@@ -284,6 +290,7 @@ fn push_write(
                 json(&entity.alias),
                 json(&entity.title),
                 text(&entity.remark),
+                json(&entity.source_turns),
             ],
         )?,
         Write::DeleteEntity { id: entity_id } => push(

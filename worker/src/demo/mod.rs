@@ -78,6 +78,7 @@ pub fn document(now: Timestamp) -> NpcExport {
         version: EXPORT_VERSION,
         npc,
         pkg,
+        pkg_source_turns: Default::default(),
         relationship: Default::default(),
         diary: Diary::default(),
         turns: Vec::new(),
