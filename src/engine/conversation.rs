@@ -9,7 +9,8 @@ use crate::ids::{new_id, validate_npcid};
 /// Limits of one append request.
 pub const MAX_TURNS_PER_APPEND: usize = 500;
 pub const MAX_TURN_CHARS: usize = 8_000;
-pub const MAX_SUMMARY_CHARS: usize = 8_000;
+/// A conversation summary entry (what an app condensed earlier turns into).
+pub const MAX_CONVERSATION_SUMMARY_CHARS: usize = 8_000;
 pub const MAX_SESSION_ID_CHARS: usize = 128;
 /// Page size bounds of `GET /api/conversation`.
 pub const LOG_PAGE_DEFAULT: usize = 100;
@@ -44,7 +45,7 @@ pub(super) fn check_text(text: &str, what: &str, max: usize) -> Result<()> {
 
 /// Checks a stored log entry (an import) by the rules of `POST /api/conversation`: a turn has
 /// a role and at most [`MAX_TURN_CHARS`] characters, a session summary none and at most
-/// [`MAX_SUMMARY_CHARS`]; session ids as appended; an addressable id; `seq` from 1.
+/// [`MAX_CONVERSATION_SUMMARY_CHARS`]; session ids as appended; an addressable id; `seq` from 1.
 pub(crate) fn validate_stored_turn(t: &Turn, what: &str) -> Result<()> {
     if !crate::ids::is_path_safe_id(&t.id) {
         return Err(Error::invalid(format!(
@@ -62,7 +63,9 @@ pub(crate) fn validate_stored_turn(t: &Turn, what: &str) -> Result<()> {
         (EntryKind::Turn, Some(_)) if t.turn_index != Some(SUMMARY_INDEX) => {
             check_text(&t.content, &content, MAX_TURN_CHARS)
         }
-        (EntryKind::Summary, None) => check_text(&t.content, &content, MAX_SUMMARY_CHARS),
+        (EntryKind::Summary, None) => {
+            check_text(&t.content, &content, MAX_CONVERSATION_SUMMARY_CHARS)
+        }
         _ => Err(Error::invalid(format!(
             "{what}: a turn has a role (and an index below {SUMMARY_INDEX}), a summary none"
         ))),
@@ -103,7 +106,7 @@ impl Hippo {
             parsed.push((role, index));
         }
         if let Some(s) = &req.summary {
-            check_text(s, "summary", MAX_SUMMARY_CHARS)?;
+            check_text(s, "summary", MAX_CONVERSATION_SUMMARY_CHARS)?;
         }
         let now = self.now();
         let mut entries = Vec::with_capacity(parsed.len() + 1);

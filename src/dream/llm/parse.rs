@@ -24,8 +24,8 @@ use serde_json::{Map, Value};
 pub const MAX_RESPONSE_BYTES: usize = 64 * 1024;
 /// Most items of each list in an extraction.
 pub const MAX_ITEMS: usize = 50;
-/// Longest memory summary, in characters (the memory_retrieval limit).
-pub const MAX_SUMMARY_CHARS: usize = 500;
+// Longest memory summary an LLM may return, in characters: the memory_retrieval limit.
+use crate::retrieval::protocol::MAX_SUMMARY_CHARS;
 /// Longest name, key, keyword, title or alias, in characters.
 pub const MAX_SHORT_CHARS: usize = 128;
 pub const DEFAULT_IMPORTANCE: f64 = 0.5;
