@@ -988,3 +988,50 @@ fn a_dialogue_query_finds_the_turn_that_matches_one_of_its_lines() {
     // A one-line question keeps the absolute floor: nothing of its content, nothing back.
     assert!(recall(&w, "我的护照号码是多少？").is_empty());
 }
+
+#[test]
+fn a_reply_restating_the_users_turn_does_not_take_the_slot_of_another_turn() {
+    // "How many … have I …?" is answered by the user's turns across sessions. The character's
+    // reply next to the first ("Congratulations on finishing your fourth painting project!")
+    // shares its words and ranked above the second user turn, taking its slot.
+    let w = world(None);
+    w.clock.set(t("2026-03-02T19:00:00Z"));
+    say(
+        &w,
+        "march",
+        &[
+            ("user", "I finished my fourth painting project since I started painting classes."),
+            ("assistant", "Congratulations on finishing your fourth painting project since the classes started!"),
+        ],
+    );
+    w.clock.set(t("2026-03-20T19:00:00Z"));
+    say(
+        &w,
+        "later",
+        &[
+            (
+                "user",
+                "The lake at dusk is done, my fifth project from the painting classes!",
+            ),
+            ("assistant", "A lake at dusk sounds lovely."),
+        ],
+    );
+    for day in 0..20 {
+        w.clock.set(t("2026-03-22T19:00:00Z").plus_days(day));
+        say(
+            &w,
+            &format!("d{day}"),
+            &[("user", "Work was busy again, I had noodles for dinner.")],
+        );
+    }
+    w.clock.set(t("2026-04-12T03:00:00Z"));
+    dream(&w);
+    w.clock.set(t("2026-04-20T10:00:00Z"));
+    let req: RetrievalRequest = json(j!({
+        "query": "How many painting projects have I finished?",
+        "max_results": 2
+    }));
+    let got = run(w.hippo.retrieve(NPC, req)).unwrap().memories;
+    let said = |words: &str| got.iter().any(|m| m.summary.contains(words));
+    assert!(said("fourth") && said("fifth"), "{got:#?}");
+}

@@ -18,8 +18,7 @@ use crate::pkg::{PkgValue, MULTI_VALUE_LIMITS};
 use crate::ports::{LexicalQuery, MemoryFilter, VectorFilter, Write, WriteBatch};
 use crate::retrieval::embed_cache::{text_key, TextKey};
 use crate::retrieval::protocol;
-use crate::retrieval::query::{is_dialogue, Names, Speaker};
-use crate::retrieval::rank::query_terms;
+use crate::retrieval::query::{analyse, is_dialogue, Names, Speaker, VOICED_SUBJECT_STRENGTH};
 use crate::retrieval::rank::{self, Candidate, CandidateKind, RankRequest, Ranked};
 use crate::retrieval::select::{select, Selection};
 use crate::retrieval::terms;
@@ -223,7 +222,12 @@ impl Hippo {
         let names = names_of(&npc, &structured);
         // Marked items are left out before they are embedded or ranked.
         structured.retain(|c| !c.sensitive || r.include_sensitive);
-        let terms = query_terms(&r.query, &names);
+        let analysis = analyse(&r.query, &names);
+        let voiced_subject = analysis
+            .subject
+            .filter(|s| r.floor && s.strength >= VOICED_SUBJECT_STRENGTH)
+            .map(|s| s.speaker);
+        let terms = analysis.terms;
         let searched = vec![Collection::Memory, Collection::Content, Collection::Diary];
 
         let mut found_ids: IndexMap<String, Option<f32>> = IndexMap::new();
@@ -338,6 +342,7 @@ impl Hippo {
                 floor: r.floor,
                 absolute_floor: !is_dialogue(&r.query),
                 include_archived: r.include_archived,
+                voiced_subject,
                 max_results: r.max_results,
             },
         );

@@ -54,10 +54,13 @@ pub struct Subject {
 /// [`Subject::strength`] of a subject known only from a name or a label ("user", "用户").
 pub const NAMED_SUBJECT_STRENGTH: f64 = 0.33;
 
+/// [`Subject::strength`] of a subject the query speaks as ("I", "my", "你说过").
+pub const VOICED_SUBJECT_STRENGTH: f64 = 1.0;
+
 fn by_voice(speaker: Speaker) -> Option<Subject> {
     Some(Subject {
         speaker,
-        strength: 1.0,
+        strength: VOICED_SUBJECT_STRENGTH,
     })
 }
 
