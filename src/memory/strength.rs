@@ -99,10 +99,14 @@ pub fn tier(strength: f64) -> Tier {
     }
 }
 
-/// The importance after one retrieval: `i + (1 − i) × 0.05`. Stores apply exactly this for
-/// `Write::Touch`.
+/// Share of the way to 1 that one retrieval moves a memory's importance (SPEC §2.2). The D1
+/// store writes it into its `Write::Touch` statement, so the rate exists once.
+pub const ACCESS_BOOST: f64 = 0.05;
+
+/// The importance after one retrieval: `i + (1 − i) × ACCESS_BOOST`. Stores apply exactly this
+/// for `Write::Touch`.
 pub fn boosted_importance(importance: f64) -> f64 {
-    importance + (1.0 - importance) * 0.05
+    importance + (1.0 - importance) * ACCESS_BOOST
 }
 
 /// Retrieval returned `m` at `now`.

@@ -16,6 +16,7 @@ use super::lexical::lexical_document;
 use super::rows::{kind_name, role_name};
 use hippo::conversation::Turn;
 use hippo::error::PortError;
+use hippo::memory::strength::ACCESS_BOOST;
 use hippo::ports::{Write, WriteBatch};
 use hippo::relationship::entity_number;
 use wasm_bindgen::JsValue;
@@ -384,7 +385,7 @@ fn push_write(
                     &format!(
                         "UPDATE memories SET access_count = access_count + 1, \
                          last_accessed_at = MAX(last_accessed_at, ?2), \
-                         importance = importance + (1 - importance) * 0.05, \
+                         importance = importance + (1 - importance) * {ACCESS_BOOST}, \
                          rev = {NEXT_MEMORY_REV} WHERE npcid = ?1 AND id IN ({})",
                         placeholders(3, chunk.len())
                     ),
