@@ -24,6 +24,7 @@
 //! every date is computed with checked arithmetic ([`crate::time::calendar`]): no text panics.
 #![deny(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 
+use crate::dream::when::chinese_number;
 use crate::time::calendar::{self, minus_days, plus_days};
 use crate::time::Timestamp;
 use chrono::{Datelike, NaiveDate};
@@ -176,13 +177,11 @@ fn lex(text: &str) -> (Vec<Tok>, Vec<(usize, usize)>) {
                 word.push(next);
             }
             out.push(number_of_word(&word).map_or(Tok::Word(word), Tok::Num));
-        } else if let Some(first) = chinese_digit(c) {
-            let mut run = vec![first];
-            while let Some(d) = chars.peek().and_then(|&(_, c)| chinese_digit(c)) {
-                chars.next();
-                run.push(d);
-            }
-            out.push(chinese_number(&run).map_or(Tok::Char(c), Tok::Num));
+        } else if let Some((n, used)) = chinese_number(text.get(start..).unwrap_or_default()) {
+            // The dream's reading of a numeral run (one lexicon for both grammars).
+            let end = start.saturating_add(used);
+            while chars.next_if(|&(i, _)| i < end).is_some() {}
+            out.push(Tok::Num(n));
         } else {
             out.push(Tok::Char(c));
         }
@@ -217,30 +216,6 @@ fn number_of_word(word: &str) -> Option<u32> {
         "twelve",
     ];
     (1..).zip(WORDS).find(|(_, w)| *w == word).map(|(n, _)| n)
-}
-
-fn chinese_digit(c: char) -> Option<u32> {
-    match c {
-        '十' => Some(10),
-        '两' => Some(2),
-        _ => (0..)
-            .zip("零一二三四五六七八九".chars())
-            .find(|(_, d)| *d == c)
-            .map(|(n, _)| n),
-    }
-}
-
-/// 一 … 九十九 from their digit values (十 = 10); every digit is at most 10.
-fn chinese_number(run: &[u32]) -> Option<u32> {
-    let tens = |t: u32| t.checked_mul(10);
-    match *run {
-        [10] => Some(10),
-        [d] => Some(d),
-        [10, u] => 10u32.checked_add(u),
-        [t, 10] => tens(t),
-        [t, 10, u] => tens(t)?.checked_add(u),
-        _ => None,
-    }
 }
 
 fn month_of_word(word: &str) -> Option<u32> {
@@ -717,6 +692,16 @@ mod tests {
         is("last year", "2025-01-01", "2025-12-31");
         is("两个月前", "2026-02-01", "2026-02-28");
         is("2 weeks ago", "2026-03-22", "2026-03-28");
+    }
+
+    #[test]
+    fn dates_in_chinese_numerals_read_as_the_dream_reads_them() {
+        // One reading of Chinese numerals for both grammars: 〇 is a digit, a run of digits a
+        // number ("二〇二五年" was not a time to retrieval before).
+        is("二〇二五年三月", "2025-03-01", "2025-03-31");
+        is("十二月二十五日", "2025-12-25", "2025-12-25");
+        assert_eq!(range("三十五天前"), range("35天前"));
+        assert!(range("35天前").is_some());
     }
 
     #[test]

@@ -23,6 +23,8 @@ use chrono::{Datelike, NaiveDate, Weekday};
 use en::*;
 /// The English month and weekday names, for retrieval's time grammar (one lexicon).
 pub(crate) use en::{month_of as english_month, weekday_named as english_weekday};
+/// Chinese numerals, for retrieval's time grammar too (one reading of 两, 十二, 二〇二六).
+pub(crate) use zh::zh_number as chinese_number;
 use zh::*;
 
 /// A date (and maybe a time of day) found in a sentence, with the byte spans it covered.

@@ -22,7 +22,7 @@ pub(super) fn zh_digit(c: char) -> Option<u32> {
 /// A number below 10,000 written in Arabic digits or Chinese numerals, at the start of `s`:
 /// the value and the bytes it used. A longer run of digits is no number (and never
 /// overflows: "12345678901号" is not a day).
-pub(super) fn zh_number(s: &str) -> Option<(u32, usize)> {
+pub(crate) fn zh_number(s: &str) -> Option<(u32, usize)> {
     let mut value: Option<u32> = None;
     let mut tens_seen = false;
     let mut used: usize = 0;
