@@ -2,7 +2,7 @@
 //! through (SPEC §2.3), whether it comes from the API or from a dream.
 
 use super::ingest::{embedding_text, vector_item};
-use super::{Hippo, ListMemoriesQuery, MAX_ATTEMPTS};
+use super::{Hippo, ListMemoriesQuery};
 use crate::api::*;
 use crate::error::{Error, Result};
 use crate::ids::{is_path_safe_id, new_id, validate_npcid};
@@ -420,23 +420,25 @@ impl Hippo {
             .map(|(i, m)| NewMemory::from_input(m, i))
             .collect::<Result<Vec<_>>>()?;
         self.check_embedder(true).await?;
-        for _ in 0..MAX_ATTEMPTS {
-            let npc = self.require_npc(npcid).await?;
-            let plan = self.plan_memories(npcid, items.clone()).await?;
-            let batch = WriteBatch {
-                writes: plan.writes,
-                expect_version: Some(npc.version),
-            };
-            if self.try_commit(npcid, batch).await? {
-                let indexed = self.upsert_vectors(npcid, plan.vectors).await;
-                return Ok(AddMemoriesResponse {
-                    status: "ok".into(),
-                    results: plan.results,
-                    warning: vectors_warning(npcid, plan.embedding_error, indexed),
-                });
-            }
-        }
-        Err(Self::too_contended(npcid))
+        let mut plan = self
+            .retry_commit(npcid, async || -> Result<_> {
+                let npc = self.require_npc(npcid).await?;
+                let mut plan = self.plan_memories(npcid, items.clone()).await?;
+                let batch = WriteBatch {
+                    writes: std::mem::take(&mut plan.writes),
+                    expect_version: Some(npc.version),
+                };
+                Ok((batch, plan))
+            })
+            .await?;
+        let indexed = self
+            .upsert_vectors(npcid, std::mem::take(&mut plan.vectors))
+            .await;
+        Ok(AddMemoriesResponse {
+            status: "ok".into(),
+            results: plan.results,
+            warning: vectors_warning(npcid, plan.embedding_error, indexed),
+        })
     }
 
     /// `PATCH /api/memories/{npcid}/{id}`: changes the fields given, with the validation of
@@ -454,35 +456,34 @@ impl Hippo {
         if change.reindexes() {
             self.check_embedder(true).await?;
         }
-        for _ in 0..MAX_ATTEMPTS {
-            let (npc, current) = self.require_memory(npcid, id).await?;
-            let memory = change.apply(current, self.now())?;
-            let mut batch = WriteBatch::expecting(npc.version);
-            batch.push(Write::PutMemory {
-                memory: memory.clone(),
-            });
-            if !self.try_commit(npcid, batch).await? {
-                continue;
-            }
-            let mut warning = None;
-            if change.reindexes() {
-                let text = embedding_text(&memory.summary, &memory.keywords);
-                let (vectors, error) = match self.ports.embedder.embed(&[text]).await {
-                    Ok(mut v) => (v.pop().map(|v| vec![vector_item(&memory, v)]), None),
-                    Err(e) => (None, Some(e.to_string())),
-                };
-                let indexed = self
-                    .upsert_vectors(npcid, vectors.unwrap_or_default())
-                    .await;
-                warning = vectors_warning(npcid, error, indexed);
-            }
-            return Ok(UpdateMemoryResponse {
-                status: "ok".into(),
-                memory: self.view(memory, self.now()),
-                warning,
-            });
+        let memory = self
+            .retry_commit(npcid, async || -> Result<_> {
+                let (npc, current) = self.require_memory(npcid, id).await?;
+                let memory = change.apply(current, self.now())?;
+                let mut batch = WriteBatch::expecting(npc.version);
+                batch.push(Write::PutMemory {
+                    memory: memory.clone(),
+                });
+                Ok((batch, memory))
+            })
+            .await?;
+        let mut warning = None;
+        if change.reindexes() {
+            let text = embedding_text(&memory.summary, &memory.keywords);
+            let (vectors, error) = match self.ports.embedder.embed(&[text]).await {
+                Ok(mut v) => (v.pop().map(|v| vec![vector_item(&memory, v)]), None),
+                Err(e) => (None, Some(e.to_string())),
+            };
+            let indexed = self
+                .upsert_vectors(npcid, vectors.unwrap_or_default())
+                .await;
+            warning = vectors_warning(npcid, error, indexed);
         }
-        Err(Self::too_contended(npcid))
+        Ok(UpdateMemoryResponse {
+            status: "ok".into(),
+            memory: self.view(memory, self.now()),
+            warning,
+        })
     }
 
     pub async fn list_memories(&self, npcid: &str, query: ListMemoriesQuery) -> Result<MemoryList> {
@@ -535,7 +536,7 @@ impl Hippo {
     /// Hard delete, from the store and the vector index. Memories the deleted one had
     /// superseded come back (SPEC §2.3).
     pub async fn delete_memory(&self, npcid: &str, id: &str) -> Result<()> {
-        for _ in 0..MAX_ATTEMPTS {
+        self.retry_commit(npcid, async || -> Result<_> {
             let (npc, target) = self.require_memory(npcid, id).await?;
             let superseded = MemoryFilter {
                 superseded_by: Some(id.to_string()),
@@ -548,44 +549,43 @@ impl Hippo {
             for memory in conflict::resurrect_on_delete(&target, &others) {
                 batch.push(Write::PutMemory { memory });
             }
-            if self.try_commit(npcid, batch).await? {
-                // Best effort: a stale vector of a deleted memory is dropped at load time.
-                let _ = self.ports.vectors.delete(npcid, &[id.to_string()]).await;
-                return Ok(());
-            }
-        }
-        Err(Self::too_contended(npcid))
+            Ok((batch, ()))
+        })
+        .await?;
+        // Best effort: a stale vector of a deleted memory is dropped at load time.
+        let _ = self.ports.vectors.delete(npcid, &[id.to_string()]).await;
+        Ok(())
     }
 
     /// Deletes every memory of the NPC (every collection, superseded ones too), from the
     /// store and the vector index: MCP `forget` with `all`. The profile, relationships, diary
     /// and conversation log stay. Returns how many were deleted.
     pub async fn forget_all_memories(&self, npcid: &str) -> Result<usize> {
-        for _ in 0..MAX_ATTEMPTS {
-            let npc = self.require_npc(npcid).await?;
-            let every = MemoryFilter {
-                include_superseded: true,
-                ..Default::default()
-            };
-            let ids: Vec<String> = self
-                .ports
-                .store
-                .memories(npcid, &every)
-                .await?
-                .into_iter()
-                .map(|m| m.id)
-                .collect();
-            let mut batch = WriteBatch::expecting(npc.version);
-            for id in &ids {
-                batch.push(Write::DeleteMemory { id: id.clone() });
-            }
-            if self.try_commit(npcid, batch).await? {
-                // Best effort, as for one memory: stale vectors are dropped at load time.
-                let _ = self.ports.vectors.delete(npcid, &ids).await;
-                return Ok(ids.len());
-            }
-        }
-        Err(Self::too_contended(npcid))
+        let ids = self
+            .retry_commit(npcid, async || -> Result<_> {
+                let npc = self.require_npc(npcid).await?;
+                let every = MemoryFilter {
+                    include_superseded: true,
+                    ..Default::default()
+                };
+                let ids: Vec<String> = self
+                    .ports
+                    .store
+                    .memories(npcid, &every)
+                    .await?
+                    .into_iter()
+                    .map(|m| m.id)
+                    .collect();
+                let mut batch = WriteBatch::expecting(npc.version);
+                for id in &ids {
+                    batch.push(Write::DeleteMemory { id: id.clone() });
+                }
+                Ok((batch, ids))
+            })
+            .await?;
+        // Best effort, as for one memory: stale vectors are dropped at load time.
+        let _ = self.ports.vectors.delete(npcid, &ids).await;
+        Ok(ids.len())
     }
 
     /// The NPC and its memory `id` (404 for either, and for another NPC's memory).

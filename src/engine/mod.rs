@@ -6,16 +6,18 @@
 //! writes as one atomic [`WriteBatch`], retrying when another writer got there first.
 
 mod brief;
+mod commit;
 mod conversation;
 mod ingest;
 mod memories;
-mod npcs;
+pub(crate) mod npcs;
 mod search;
 mod sources;
 mod tokens;
 mod transfer;
 
 pub use brief::{BRIEF_DEFAULT_TOKENS, BRIEF_MAX_TOKENS};
+pub(crate) use commit::CommitError;
 pub use conversation::{LOG_PAGE_DEFAULT, LOG_PAGE_MAX, MAX_TURN_CHARS};
 pub use ingest::{embedding_text, MemoryPlan};
 pub use memories::{
@@ -25,11 +27,11 @@ pub use memories::{
 pub use npcs::{NPC_PAGE_DEFAULT, NPC_PAGE_MAX};
 pub use sources::MAX_SOURCES_PER_ITEM;
 
-use crate::error::{Error, PortError, Result};
+use crate::error::{Error, Result};
 use crate::ids::validate_npcid;
 use crate::memory::strength::DecayConfig;
 use crate::npc::Npc;
-use crate::ports::{Clock, Embedder, Llm, Store, VectorIndex, WriteBatch};
+use crate::ports::{Clock, Embedder, Llm, Store, VectorIndex};
 use crate::retrieval::embed_cache::EmbeddingCache;
 use crate::time::Timestamp;
 use std::cell::{Cell, RefCell};
@@ -65,10 +67,6 @@ pub struct ListMemoriesQuery {
     #[serde(default)]
     pub limit: Option<usize>,
 }
-
-/// How many times a read-compute-commit cycle is retried when another writer of the same
-/// NPC committed in between (optimistic concurrency on the NPC's version).
-const MAX_ATTEMPTS: usize = 16;
 
 /// The meta key recording which embedder the database's vectors come from.
 const EMBEDDER_META_KEY: &str = "embedder";
@@ -125,27 +123,6 @@ impl Hippo {
     async fn require_npc(&self, npcid: &str) -> Result<Npc> {
         self.require_npc_with(npcid, |id| format!("NPC {id} does not exist"))
             .await
-    }
-
-    /// Commits a batch computed from a read at `batch.expect_version`. `Ok(false)` means
-    /// someone else committed first: read again and recompute, right away. (A jittered pause
-    /// between attempts was measured and made one-NPC contention worse in a single isolate:
-    /// 32 × 409 in 1,055 updates instead of none; see docs/BENCHMARKS.md.)
-    async fn try_commit(&self, npcid: &str, batch: WriteBatch) -> Result<bool> {
-        if batch.is_empty() {
-            return Ok(true);
-        }
-        match self.ports.store.commit(npcid, batch).await {
-            Ok(()) => Ok(true),
-            Err(PortError::Conflict(_)) => Ok(false),
-            Err(e) => Err(e.into()),
-        }
-    }
-
-    fn too_contended(npcid: &str) -> Error {
-        Error::Busy(format!(
-            "too many concurrent writes to NPC {npcid}; try again"
-        ))
     }
 
     /// The database records the embedder's name and dimension on first use and refuses a
