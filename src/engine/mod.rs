@@ -8,22 +8,23 @@
 mod brief;
 mod commit;
 mod conversation;
+mod dream;
 mod ingest;
 mod memories;
+mod new_memory;
 pub(crate) mod npcs;
 mod search;
 mod sources;
 mod tokens;
 mod transfer;
 
+pub use crate::memory::{MAX_CONTEXT_CHARS, MAX_KEYWORDS, MAX_KEYWORD_CHARS, MAX_SUMMARY_CHARS};
 pub use brief::{BRIEF_DEFAULT_TOKENS, BRIEF_MAX_TOKENS};
 pub(crate) use commit::CommitError;
 pub use conversation::{LOG_PAGE_DEFAULT, LOG_PAGE_MAX, MAX_TURN_CHARS};
 pub use ingest::{embedding_text, MemoryPlan};
-pub use memories::{
-    NewMemory, MAX_CONTEXT_CHARS, MAX_KEYWORDS, MAX_KEYWORD_CHARS, MAX_SUMMARY_CHARS,
-    MEMORY_PAGE_DEFAULT, MEMORY_PAGE_MAX,
-};
+pub use memories::{MEMORY_PAGE_DEFAULT, MEMORY_PAGE_MAX};
+pub use new_memory::NewMemory;
 pub use npcs::{NPC_PAGE_DEFAULT, NPC_PAGE_MAX};
 pub use sources::MAX_SOURCES_PER_ITEM;
 
@@ -165,6 +166,6 @@ impl Hippo {
     pub async fn dream(&self, npcid: &str, dry_run: bool) -> Result<crate::api::DreamReport> {
         self.require_npc(npcid).await?;
         self.check_embedder(!dry_run).await?;
-        crate::dream::pipeline::run_dream(self, npcid, dry_run).await
+        dream::run_dream(self, npcid, dry_run).await
     }
 }

@@ -1,11 +1,11 @@
 //! Export and import of one NPC's whole memory as a versioned JSON document.
 
 use super::conversation::validate_stored_turn;
-use super::memories::{fit_keywords, validate_record};
+use super::dream::{DAILY_MAX_CHARS, PRIOR_MAX_CHARS};
+use super::new_memory::{fit_keywords, validate_record};
 use super::Hippo;
 use crate::api::{NpcExport, NpcView, EXPORT_FORMAT, EXPORT_VERSION};
 use crate::diary::Diary;
-use crate::dream::pipeline::{DAILY_MAX_CHARS, PRIOR_MAX_CHARS};
 use crate::error::{Error, Result};
 use crate::ids::validate_npcid;
 use crate::pkg::{self, cut_chars};

@@ -2,13 +2,14 @@
 //! (the LLM when configured, else the built-in extractor), plus the content and emotion
 //! records of the consumed log, and the watermark, in one batch.
 
-use super::{embed_records, records, Scan, StageError};
+use super::{embed_records, Scan, StageError};
 use crate::api::{ExtractedMemoryReport, ExtractionReport};
 use crate::dream::extract::{extract, Extraction, SOURCE};
-use crate::dream::llm;
 use crate::dream::provenance::Provenance;
+use crate::dream::records;
 use crate::engine::npcs::entity_batch;
 use crate::engine::{Hippo, NewMemory};
+use crate::llm;
 use crate::pkg;
 use crate::ports::{Write, WriteBatch};
 use crate::relationship::{self, EntityOp, Relationships};

@@ -1,4 +1,5 @@
-//! The dream of one NPC (SPEC §2.5): Scan → Diary → Extraction → Cleanup, over the ports.
+//! The dream of one NPC (SPEC §2.5): Scan → Diary → Extraction → Cleanup, over the ports,
+//! applying the rules of `crate::dream` (and the LLM through `crate::llm` when configured).
 //!
 //! - **Scan** reads the log after the NPC's watermark (at most [`SCAN_LIMIT`] entries; the
 //!   rest waits for the next dream). Nothing new: the report says `skipped`.
@@ -18,11 +19,9 @@
 mod cleanup;
 mod diary;
 mod extraction;
-mod records;
 
-pub use diary::{diary_record_id, DIARY_CONFIDENCE, DIARY_RECORD_PREFIX, DIARY_SOURCE};
+pub use diary::{diary_record_id, DIARY_CONFIDENCE, DIARY_RECORD_PREFIX};
 pub use diary::{DAILY_MAX_CHARS, PRIOR_MAX_CHARS};
-pub use records::{content_record_id, QUOTE_CONFIDENCE, QUOTE_SOURCE};
 
 use crate::api::DreamReport;
 use crate::conversation::Turn;
