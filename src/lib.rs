@@ -23,6 +23,7 @@ pub mod engine;
 pub mod error;
 pub mod ids;
 pub mod json;
+pub mod llm;
 pub mod mcp;
 pub mod memory;
 pub mod nfkc;

@@ -559,7 +559,7 @@ fn llm_verdicts_fall_back_to_the_rules_on_garbage() {
         Kind::Verdict,
         Ok("```json\n{\"verdict\": \"SUPERSEDES\"}\n```"),
     );
-    let verdict = run(hippo::dream::llm::ask_verdict(
+    let verdict = run(hippo::llm::ask_verdict(
         &good,
         "The user lives in Paris",
         "The user lives in Rome",
@@ -569,9 +569,9 @@ fn llm_verdicts_fall_back_to_the_rules_on_garbage() {
         Kind::Verdict,
         Ok("It depends on what you mean by the same fact, really."),
     );
-    assert_eq!(run(hippo::dream::llm::ask_verdict(&bad, "a", "b")), None);
+    assert_eq!(run(hippo::llm::ask_verdict(&bad, "a", "b")), None);
     let down = ScriptedLlm::default().then(Kind::Verdict, Err(PortError::Timeout("slow".into())));
-    assert_eq!(run(hippo::dream::llm::ask_verdict(&down, "a", "b")), None);
+    assert_eq!(run(hippo::llm::ask_verdict(&down, "a", "b")), None);
 }
 
 fn retrieve_all(w: &World, query: &str) -> Vec<RetrievedMemory> {

@@ -1,10 +1,12 @@
-//! The dream: Scan → Diary → Extraction → Cleanup (SPEC §2.5), built-in engines and the LLM layer.
+//! The dream's rules (SPEC §2.5), free of the engine and of I/O: the built-in extractor and
+//! summarizer, emotion, time words, text, the records kept of the log and where a fact came
+//! from. The stages that read, apply these rules and commit are the engine's
+//! (`engine::dream`); the LLM's prompts and parsing are in `crate::llm`.
 
 pub mod emotion;
 pub mod extract;
-pub mod llm;
-pub mod pipeline;
 pub mod provenance;
+pub mod records;
 pub mod summarize;
 pub mod text;
 pub mod when;

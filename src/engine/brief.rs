@@ -8,12 +8,12 @@
 //! detector. A brief is a read: it reinforces nothing, so the same state (and clock) gives
 //! the same brief.
 
+use super::dream::{diary_record_id, DIARY_RECORD_PREFIX};
 use super::search::{entity_text, pkg_text};
 use super::Hippo;
 use crate::api::visible_to_tokens;
 use crate::api::{BriefRequest, BriefResponse};
 use crate::brief::{pack, BriefLine, Lang, Section};
-use crate::dream::pipeline::{diary_record_id, DIARY_RECORD_PREFIX};
 use crate::error::{Error, Result};
 use crate::memory::strength::{self, Tier};
 use crate::memory::{Collection, Memory, MemoryType};

@@ -2,7 +2,7 @@
 //! dream: each new memory is compared with the most similar live memories of its type and is
 //! inserted, reinforces a duplicate, or supersedes an older value.
 
-use super::memories::{fit_keywords, NewMemory};
+use super::new_memory::{fit_keywords, NewMemory};
 use super::Hippo;
 use crate::api::AddMemoryResult;
 use crate::error::{Error, Result};
@@ -251,8 +251,7 @@ impl Hippo {
     /// (falling back to the rules if it fails or answers garbage), else the rules.
     async fn verdict(&self, new_summary: &str, old_summary: &str) -> Verdict {
         if let Some(model) = &self.ports.llm {
-            if let Some(v) =
-                crate::dream::llm::ask_verdict(model.as_ref(), new_summary, old_summary).await
+            if let Some(v) = crate::llm::ask_verdict(model.as_ref(), new_summary, old_summary).await
             {
                 return v;
             }

@@ -2,28 +2,24 @@
 //! through (SPEC §2.3), whether it comes from the API or from a dream.
 
 use super::ingest::{embedding_text, vector_item};
-use super::{Hippo, ListMemoriesQuery, MAX_ATTEMPTS};
+use super::new_memory::{
+    check_category, check_keywords, check_summary, check_type, check_unit, NewMemory,
+};
+use super::{Hippo, ListMemoriesQuery};
 use crate::api::*;
 use crate::error::{Error, Result};
-use crate::ids::{is_path_safe_id, new_id, validate_npcid};
+use crate::ids::validate_npcid;
 use crate::memory::conflict;
 use crate::memory::strength;
 use crate::memory::MemoryPatch;
-use crate::memory::{Collection, EmotionTag, Memory, MemoryInput, MemoryType};
+use crate::memory::{Collection, Memory, MemoryType};
 use crate::npc::Npc;
-use crate::pkg::cut_chars;
 use crate::ports::{MemoryFilter, Write, WriteBatch};
 use crate::sensitive::{self, Category};
 use crate::time::Timestamp;
 
-/// Limits of `POST /api/memories`.
+/// Most memories one `POST /api/memories` adds.
 pub const MAX_MEMORIES_PER_ADD: usize = 100;
-pub const MAX_SUMMARY_CHARS: usize = 2_000;
-pub const MAX_KEYWORDS: usize = 32;
-pub const MAX_KEYWORD_CHARS: usize = 64;
-pub const MAX_SOURCE_CHARS: usize = 64;
-/// A record's `context` (a conversation chunk's neighbouring turns) at most.
-pub const MAX_CONTEXT_CHARS: usize = 2 * MAX_SUMMARY_CHARS + 1;
 /// Page size bounds of `GET /api/memories`.
 pub const MEMORY_PAGE_DEFAULT: usize = 50;
 pub const MEMORY_PAGE_MAX: usize = 500;
@@ -32,140 +28,6 @@ pub const MEMORY_PAGE_MAX: usize = 500;
 pub const MAX_LIST_OFFSET: u64 = 9_007_199_254_740_991;
 /// Memories per embedder call when re-embedding.
 const EMBED_CHUNK: usize = 64;
-
-/// A validated memory on its way in.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NewMemory {
-    pub summary: String,
-    pub memory_type: MemoryType,
-    pub keywords: Vec<String>,
-    pub confidence: f64,
-    pub importance: f64,
-    pub source: String,
-    pub event_time: Option<Timestamp>,
-    pub expires_at: Option<Timestamp>,
-    pub sensitive: bool,
-    pub sensitive_category: Option<Category>,
-    /// See [`Memory::pinned`]; sticky like sensitivity (a pinned duplicate or old value
-    /// keeps the kept memory pinned).
-    pub pinned: bool,
-    pub collection: Collection,
-    pub emotion: Option<EmotionTag>,
-    /// See [`Memory::context`].
-    pub context: String,
-    /// See [`Memory::source_turns`].
-    pub source_turns: Vec<String>,
-}
-
-impl NewMemory {
-    /// A typed long-term memory with the defaults for everything else.
-    pub fn new(summary: impl Into<String>, memory_type: MemoryType, source: &str) -> Self {
-        NewMemory {
-            summary: summary.into(),
-            memory_type,
-            keywords: Vec::new(),
-            confidence: 0.8,
-            importance: 0.5,
-            source: source.to_string(),
-            event_time: None,
-            expires_at: None,
-            sensitive: false,
-            sensitive_category: None,
-            pinned: false,
-            collection: Collection::Memory,
-            emotion: None,
-            context: String::new(),
-            source_turns: Vec::new(),
-        }
-    }
-
-    /// Validates one `POST /api/memories` item; errors name its index.
-    pub fn from_input(input: &MemoryInput, i: usize) -> Result<Self> {
-        let at = |what: &str| format!("memories[{i}].{what}");
-        let source = input
-            .source
-            .as_deref()
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .unwrap_or("long_term_memory");
-        check_source(source, &at("source"))?;
-        let sensitive_category = input
-            .sensitive_category
-            .as_deref()
-            .map(|name| check_category(name, &at("sensitive_category")))
-            .transpose()?;
-        Ok(NewMemory {
-            summary: check_summary(&input.summary, &at("summary"))?,
-            memory_type: check_type(&input.memory_type, &at("type"))?,
-            keywords: check_keywords(&input.keywords, &at("keywords"))?,
-            confidence: check_unit(input.confidence, &at("confidence"))?.unwrap_or(0.8),
-            importance: check_unit(input.importance, &at("importance"))?.unwrap_or(0.5),
-            source: source.to_string(),
-            event_time: input.event_time,
-            expires_at: input.expires_at,
-            sensitive: input.sensitive || sensitive_category.is_some(),
-            sensitive_category,
-            pinned: input.pinned,
-            collection: Collection::Memory,
-            emotion: None,
-            context: String::new(),
-            source_turns: Vec::new(),
-        })
-    }
-
-    /// Brings a record the dream made within the limits every stored memory keeps (the write
-    /// route refuses what is over them; the dream's text is cut instead): summary and
-    /// context cut, keywords trimmed, de-duplicated, cut and at most [`MAX_KEYWORDS`].
-    pub(crate) fn fit_limits(&mut self) {
-        self.summary = cut_chars(self.summary.trim(), MAX_SUMMARY_CHARS);
-        self.context = cut_chars(&self.context, MAX_CONTEXT_CHARS);
-        self.source = cut_chars(&self.source, MAX_SOURCE_CHARS);
-        self.keywords = fit_keywords(std::mem::take(&mut self.keywords));
-    }
-
-    /// The sensitivity floor (docs/SECURITY.md): a memory whose text the detector flags is
-    /// sensitive whatever its writer said; a marked one gets the detector's category when it
-    /// came without one.
-    pub(crate) fn apply_sensitivity_floor(&mut self) {
-        let detected = sensitive::category_of(&self.summary);
-        if self.sensitive || detected.is_some() {
-            self.sensitive = true;
-            self.sensitive_category = self.sensitive_category.or(detected);
-        }
-    }
-
-    pub(crate) fn into_memory(self, now: Timestamp) -> Memory {
-        Memory {
-            keywords: self.keywords,
-            confidence: self.confidence,
-            importance: self.importance,
-            source: self.source,
-            event_time: self.event_time,
-            expires_at: self.expires_at,
-            sensitive: self.sensitive,
-            sensitive_category: self.sensitive_category,
-            pinned: self.pinned,
-            collection: self.collection,
-            emotion: self.emotion,
-            context: self.context,
-            source_turns: self.source_turns.into(),
-            ..Memory::new(new_id("mem"), self.memory_type, self.summary, now)
-        }
-    }
-}
-
-/// Keywords within the limits: trimmed, blank and repeated ones dropped, each cut to
-/// [`MAX_KEYWORD_CHARS`], at most [`MAX_KEYWORDS`] (the first ones).
-pub(crate) fn fit_keywords(keywords: Vec<String>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for k in keywords {
-        let k = cut_chars(k.trim(), MAX_KEYWORD_CHARS);
-        if !k.is_empty() && !out.contains(&k) && out.len() < MAX_KEYWORDS {
-            out.push(k);
-        }
-    }
-    out
-}
 
 /// Why memories written just now have no vectors, if they have none.
 fn vectors_warning(npcid: &str, embedding_error: Option<String>, indexed: bool) -> Option<String> {
@@ -297,107 +159,6 @@ impl MemoryChange {
     }
 }
 
-/// The field validators of `POST /api/memories` and `PATCH /api/memories/{npcid}/{id}`;
-/// `at` names the field in errors.
-/// A summary: non-empty after trimming, at most [`MAX_SUMMARY_CHARS`] characters; trimmed.
-pub(crate) fn check_summary(summary: &str, at: &str) -> Result<String> {
-    let summary = summary.trim();
-    super::conversation::check_text(summary, at, MAX_SUMMARY_CHARS)?;
-    Ok(summary.to_string())
-}
-
-pub(crate) fn check_type(name: &str, at: &str) -> Result<MemoryType> {
-    MemoryType::parse(name).ok_or_else(|| {
-        Error::invalid(format!(
-            "{at} must be one of preference, style, profile, history, project, constraint, \
-             relationship, other"
-        ))
-    })
-}
-
-fn check_source(source: &str, what: &str) -> Result<()> {
-    if source.chars().count() > MAX_SOURCE_CHARS {
-        return Err(Error::invalid(format!(
-            "{what} is longer than {MAX_SOURCE_CHARS} characters"
-        )));
-    }
-    Ok(())
-}
-
-/// An id a record is stored and addressed by (`DELETE /api/memories/{npcid}/{id}`).
-fn check_record_id(id: &str, what: &str) -> Result<()> {
-    if is_path_safe_id(id) {
-        Ok(())
-    } else {
-        Err(Error::invalid(format!(
-            "{what} must be 1-64 characters of A-Z a-z 0-9 _ . : - (not . or ..)"
-        )))
-    }
-}
-
-/// Checks a stored memory (an import) by the rules of `POST /api/memories`, plus what only
-/// stored records have: an addressable id, `superseded_by`, `context`, an emotion tag.
-/// Keywords are expected within limits already ([`fit_keywords`]).
-pub(crate) fn validate_record(m: &Memory, what: &str) -> Result<()> {
-    let at = |field: &str| format!("{what}.{field}");
-    check_record_id(&m.id, &at("id"))?;
-    check_summary(&m.summary, &at("summary"))?;
-    check_keywords(&m.keywords, &at("keywords"))?;
-    check_unit(Some(m.confidence), &at("confidence"))?;
-    check_unit(Some(m.importance), &at("importance"))?;
-    check_source(&m.source, &at("source"))?;
-    if let Some(id) = &m.superseded_by {
-        check_record_id(id, &at("superseded_by"))?;
-    }
-    if m.context.chars().count() > MAX_CONTEXT_CHARS {
-        return Err(Error::invalid(format!(
-            "{} is longer than {MAX_CONTEXT_CHARS} characters",
-            at("context")
-        )));
-    }
-    if let Some(emotion) = &m.emotion {
-        check_unit(Some(emotion.intensity), &at("emotion.intensity"))?;
-        if emotion.label.chars().count() > MAX_KEYWORD_CHARS {
-            return Err(Error::invalid(format!(
-                "{} is longer than {MAX_KEYWORD_CHARS} characters",
-                at("emotion.label")
-            )));
-        }
-    }
-    Ok(())
-}
-
-pub(crate) fn check_keywords(keywords: &[String], at: &str) -> Result<Vec<String>> {
-    if keywords.len() > MAX_KEYWORDS
-        || keywords
-            .iter()
-            .any(|k| k.chars().count() > MAX_KEYWORD_CHARS)
-    {
-        return Err(Error::invalid(format!(
-            "{at}: at most {MAX_KEYWORDS} keywords of at most {MAX_KEYWORD_CHARS} characters"
-        )));
-    }
-    Ok(keywords
-        .iter()
-        .map(|k| k.trim().to_string())
-        .filter(|k| !k.is_empty())
-        .collect())
-}
-
-pub(crate) fn check_unit(value: Option<f64>, at: &str) -> Result<Option<f64>> {
-    match value {
-        Some(x) if !(0.0..=1.0).contains(&x) => {
-            Err(Error::invalid(format!("{at} must be between 0 and 1")))
-        }
-        other => Ok(other),
-    }
-}
-
-pub(crate) fn check_category(name: &str, at: &str) -> Result<Category> {
-    Category::parse(name)
-        .ok_or_else(|| Error::invalid(format!("{at} must be one of {}", Category::NAMES)))
-}
-
 impl Hippo {
     pub async fn add_memories(
         &self,
@@ -420,23 +181,25 @@ impl Hippo {
             .map(|(i, m)| NewMemory::from_input(m, i))
             .collect::<Result<Vec<_>>>()?;
         self.check_embedder(true).await?;
-        for _ in 0..MAX_ATTEMPTS {
-            let npc = self.require_npc(npcid).await?;
-            let plan = self.plan_memories(npcid, items.clone()).await?;
-            let batch = WriteBatch {
-                writes: plan.writes,
-                expect_version: Some(npc.version),
-            };
-            if self.try_commit(npcid, batch).await? {
-                let indexed = self.upsert_vectors(npcid, plan.vectors).await;
-                return Ok(AddMemoriesResponse {
-                    status: "ok".into(),
-                    results: plan.results,
-                    warning: vectors_warning(npcid, plan.embedding_error, indexed),
-                });
-            }
-        }
-        Err(Self::too_contended(npcid))
+        let mut plan = self
+            .retry_commit(npcid, async || -> Result<_> {
+                let npc = self.require_npc(npcid).await?;
+                let mut plan = self.plan_memories(npcid, items.clone()).await?;
+                let batch = WriteBatch {
+                    writes: std::mem::take(&mut plan.writes),
+                    expect_version: Some(npc.version),
+                };
+                Ok((batch, plan))
+            })
+            .await?;
+        let indexed = self
+            .upsert_vectors(npcid, std::mem::take(&mut plan.vectors))
+            .await;
+        Ok(AddMemoriesResponse {
+            status: "ok".into(),
+            results: plan.results,
+            warning: vectors_warning(npcid, plan.embedding_error, indexed),
+        })
     }
 
     /// `PATCH /api/memories/{npcid}/{id}`: changes the fields given, with the validation of
@@ -454,35 +217,34 @@ impl Hippo {
         if change.reindexes() {
             self.check_embedder(true).await?;
         }
-        for _ in 0..MAX_ATTEMPTS {
-            let (npc, current) = self.require_memory(npcid, id).await?;
-            let memory = change.apply(current, self.now())?;
-            let mut batch = WriteBatch::expecting(npc.version);
-            batch.push(Write::PutMemory {
-                memory: memory.clone(),
-            });
-            if !self.try_commit(npcid, batch).await? {
-                continue;
-            }
-            let mut warning = None;
-            if change.reindexes() {
-                let text = embedding_text(&memory.summary, &memory.keywords);
-                let (vectors, error) = match self.ports.embedder.embed(&[text]).await {
-                    Ok(mut v) => (v.pop().map(|v| vec![vector_item(&memory, v)]), None),
-                    Err(e) => (None, Some(e.to_string())),
-                };
-                let indexed = self
-                    .upsert_vectors(npcid, vectors.unwrap_or_default())
-                    .await;
-                warning = vectors_warning(npcid, error, indexed);
-            }
-            return Ok(UpdateMemoryResponse {
-                status: "ok".into(),
-                memory: self.view(memory, self.now()),
-                warning,
-            });
+        let memory = self
+            .retry_commit(npcid, async || -> Result<_> {
+                let (npc, current) = self.require_memory(npcid, id).await?;
+                let memory = change.apply(current, self.now())?;
+                let mut batch = WriteBatch::expecting(npc.version);
+                batch.push(Write::PutMemory {
+                    memory: memory.clone(),
+                });
+                Ok((batch, memory))
+            })
+            .await?;
+        let mut warning = None;
+        if change.reindexes() {
+            let text = embedding_text(&memory.summary, &memory.keywords);
+            let (vectors, error) = match self.ports.embedder.embed(&[text]).await {
+                Ok(mut v) => (v.pop().map(|v| vec![vector_item(&memory, v)]), None),
+                Err(e) => (None, Some(e.to_string())),
+            };
+            let indexed = self
+                .upsert_vectors(npcid, vectors.unwrap_or_default())
+                .await;
+            warning = vectors_warning(npcid, error, indexed);
         }
-        Err(Self::too_contended(npcid))
+        Ok(UpdateMemoryResponse {
+            status: "ok".into(),
+            memory: self.view(memory, self.now()),
+            warning,
+        })
     }
 
     pub async fn list_memories(&self, npcid: &str, query: ListMemoriesQuery) -> Result<MemoryList> {
@@ -535,7 +297,7 @@ impl Hippo {
     /// Hard delete, from the store and the vector index. Memories the deleted one had
     /// superseded come back (SPEC §2.3).
     pub async fn delete_memory(&self, npcid: &str, id: &str) -> Result<()> {
-        for _ in 0..MAX_ATTEMPTS {
+        self.retry_commit(npcid, async || -> Result<_> {
             let (npc, target) = self.require_memory(npcid, id).await?;
             let superseded = MemoryFilter {
                 superseded_by: Some(id.to_string()),
@@ -548,44 +310,43 @@ impl Hippo {
             for memory in conflict::resurrect_on_delete(&target, &others) {
                 batch.push(Write::PutMemory { memory });
             }
-            if self.try_commit(npcid, batch).await? {
-                // Best effort: a stale vector of a deleted memory is dropped at load time.
-                let _ = self.ports.vectors.delete(npcid, &[id.to_string()]).await;
-                return Ok(());
-            }
-        }
-        Err(Self::too_contended(npcid))
+            Ok((batch, ()))
+        })
+        .await?;
+        // Best effort: a stale vector of a deleted memory is dropped at load time.
+        let _ = self.ports.vectors.delete(npcid, &[id.to_string()]).await;
+        Ok(())
     }
 
     /// Deletes every memory of the NPC (every collection, superseded ones too), from the
     /// store and the vector index: MCP `forget` with `all`. The profile, relationships, diary
     /// and conversation log stay. Returns how many were deleted.
     pub async fn forget_all_memories(&self, npcid: &str) -> Result<usize> {
-        for _ in 0..MAX_ATTEMPTS {
-            let npc = self.require_npc(npcid).await?;
-            let every = MemoryFilter {
-                include_superseded: true,
-                ..Default::default()
-            };
-            let ids: Vec<String> = self
-                .ports
-                .store
-                .memories(npcid, &every)
-                .await?
-                .into_iter()
-                .map(|m| m.id)
-                .collect();
-            let mut batch = WriteBatch::expecting(npc.version);
-            for id in &ids {
-                batch.push(Write::DeleteMemory { id: id.clone() });
-            }
-            if self.try_commit(npcid, batch).await? {
-                // Best effort, as for one memory: stale vectors are dropped at load time.
-                let _ = self.ports.vectors.delete(npcid, &ids).await;
-                return Ok(ids.len());
-            }
-        }
-        Err(Self::too_contended(npcid))
+        let ids = self
+            .retry_commit(npcid, async || -> Result<_> {
+                let npc = self.require_npc(npcid).await?;
+                let every = MemoryFilter {
+                    include_superseded: true,
+                    ..Default::default()
+                };
+                let ids: Vec<String> = self
+                    .ports
+                    .store
+                    .memories(npcid, &every)
+                    .await?
+                    .into_iter()
+                    .map(|m| m.id)
+                    .collect();
+                let mut batch = WriteBatch::expecting(npc.version);
+                for id in &ids {
+                    batch.push(Write::DeleteMemory { id: id.clone() });
+                }
+                Ok((batch, ids))
+            })
+            .await?;
+        // Best effort, as for one memory: stale vectors are dropped at load time.
+        let _ = self.ports.vectors.delete(npcid, &ids).await;
+        Ok(ids.len())
     }
 
     /// The NPC and its memory `id` (404 for either, and for another NPC's memory).

@@ -6,30 +6,33 @@
 //! writes as one atomic [`WriteBatch`], retrying when another writer got there first.
 
 mod brief;
+mod commit;
 mod conversation;
+mod dream;
 mod ingest;
 mod memories;
-mod npcs;
+mod new_memory;
+pub(crate) mod npcs;
 mod search;
 mod sources;
 mod tokens;
 mod transfer;
 
+pub use crate::memory::{MAX_CONTEXT_CHARS, MAX_KEYWORDS, MAX_KEYWORD_CHARS, MAX_SUMMARY_CHARS};
 pub use brief::{BRIEF_DEFAULT_TOKENS, BRIEF_MAX_TOKENS};
+pub(crate) use commit::CommitError;
 pub use conversation::{LOG_PAGE_DEFAULT, LOG_PAGE_MAX, MAX_TURN_CHARS};
 pub use ingest::{embedding_text, MemoryPlan};
-pub use memories::{
-    NewMemory, MAX_CONTEXT_CHARS, MAX_KEYWORDS, MAX_KEYWORD_CHARS, MAX_SUMMARY_CHARS,
-    MEMORY_PAGE_DEFAULT, MEMORY_PAGE_MAX,
-};
+pub use memories::{MEMORY_PAGE_DEFAULT, MEMORY_PAGE_MAX};
+pub use new_memory::NewMemory;
 pub use npcs::{NPC_PAGE_DEFAULT, NPC_PAGE_MAX};
 pub use sources::MAX_SOURCES_PER_ITEM;
 
-use crate::error::{Error, PortError, Result};
+use crate::error::{Error, Result};
 use crate::ids::validate_npcid;
 use crate::memory::strength::DecayConfig;
 use crate::npc::Npc;
-use crate::ports::{Clock, Embedder, Llm, Store, VectorIndex, WriteBatch};
+use crate::ports::{Clock, Embedder, Llm, Store, VectorIndex};
 use crate::retrieval::embed_cache::EmbeddingCache;
 use crate::time::Timestamp;
 use std::cell::{Cell, RefCell};
@@ -65,10 +68,6 @@ pub struct ListMemoriesQuery {
     #[serde(default)]
     pub limit: Option<usize>,
 }
-
-/// How many times a read-compute-commit cycle is retried when another writer of the same
-/// NPC committed in between (optimistic concurrency on the NPC's version).
-const MAX_ATTEMPTS: usize = 16;
 
 /// The meta key recording which embedder the database's vectors come from.
 const EMBEDDER_META_KEY: &str = "embedder";
@@ -127,27 +126,6 @@ impl Hippo {
             .await
     }
 
-    /// Commits a batch computed from a read at `batch.expect_version`. `Ok(false)` means
-    /// someone else committed first: read again and recompute, right away. (A jittered pause
-    /// between attempts was measured and made one-NPC contention worse in a single isolate:
-    /// 32 × 409 in 1,055 updates instead of none; see docs/BENCHMARKS.md.)
-    async fn try_commit(&self, npcid: &str, batch: WriteBatch) -> Result<bool> {
-        if batch.is_empty() {
-            return Ok(true);
-        }
-        match self.ports.store.commit(npcid, batch).await {
-            Ok(()) => Ok(true),
-            Err(PortError::Conflict(_)) => Ok(false),
-            Err(e) => Err(e.into()),
-        }
-    }
-
-    fn too_contended(npcid: &str) -> Error {
-        Error::Busy(format!(
-            "too many concurrent writes to NPC {npcid}; try again"
-        ))
-    }
-
     /// The database records the embedder's name and dimension on first use and refuses a
     /// different one: vectors of two embedders are not comparable (SPEC §2.6).
     /// `record`: write the configured embedder down if the database has none yet (a dry run
@@ -188,6 +166,6 @@ impl Hippo {
     pub async fn dream(&self, npcid: &str, dry_run: bool) -> Result<crate::api::DreamReport> {
         self.require_npc(npcid).await?;
         self.check_embedder(!dry_run).await?;
-        crate::dream::pipeline::run_dream(self, npcid, dry_run).await
+        dream::run_dream(self, npcid, dry_run).await
     }
 }

@@ -1,6 +1,6 @@
 //! NPC administration and the seed's PKG, relationship and diary routes.
 
-use super::{Hippo, MAX_ATTEMPTS};
+use super::Hippo;
 use crate::api::*;
 use crate::diary::{newest_first, Diary};
 use crate::error::{Error, Result};
@@ -62,44 +62,44 @@ impl Hippo {
                 value: value.clone(),
             })
             .collect();
-        for _ in 0..MAX_ATTEMPTS {
-            let existing = self.ports.store.npc(npcid).await?;
-            let created = existing.is_none();
-            let mut npc = existing
-                .clone()
-                .unwrap_or_else(|| Npc::new(npcid, self.now()));
-            if let Some(name) = &req.display_name {
-                npc.display_name = name.clone();
-            }
-            if let Some(v) = req.voice_registered {
-                npc.voice_registered = v;
-            }
-            if let Some(v) = req.face_registered {
-                npc.face_registered = v;
-            }
-            if let Some(s) = &req.settings {
-                npc.settings = s.clone();
-            }
-            let mut batch = match &existing {
-                Some(n) => WriteBatch::expecting(n.version),
-                None => WriteBatch::new(),
-            };
-            batch.push(Write::PutNpc(npc.clone()));
-            if !updates.is_empty() {
-                let current = if created {
-                    Vec::new()
-                } else {
-                    self.ports.store.pkg(npcid).await?
+        let (npc, created) = self
+            .retry_commit(npcid, async || -> Result<_> {
+                let existing = self.ports.store.npc(npcid).await?;
+                let created = existing.is_none();
+                let mut npc = existing
+                    .clone()
+                    .unwrap_or_else(|| Npc::new(npcid, self.now()));
+                if let Some(name) = &req.display_name {
+                    npc.display_name = name.clone();
+                }
+                if let Some(v) = req.voice_registered {
+                    npc.voice_registered = v;
+                }
+                if let Some(v) = req.face_registered {
+                    npc.face_registered = v;
+                }
+                if let Some(s) = &req.settings {
+                    npc.settings = s.clone();
+                }
+                let mut batch = match &existing {
+                    Some(n) => WriteBatch::expecting(n.version),
+                    None => WriteBatch::new(),
                 };
-                batch.writes.extend(pkg_writes(&current, &updates)?.0);
-            }
-            // A create races only with another create of the same id: the later PutNpc wins
-            // and both callers see a consistent record.
-            if self.try_commit(npcid, batch).await? {
-                return Ok(npc_view(&npc, created));
-            }
-        }
-        Err(Self::too_contended(npcid))
+                batch.push(Write::PutNpc(npc.clone()));
+                if !updates.is_empty() {
+                    let current = if created {
+                        Vec::new()
+                    } else {
+                        self.ports.store.pkg(npcid).await?
+                    };
+                    batch.writes.extend(pkg_writes(&current, &updates)?.0);
+                }
+                // A create races only with another create of the same id: the later PutNpc wins
+                // and both callers see a consistent record.
+                Ok((batch, (npc, created)))
+            })
+            .await?;
+        Ok(npc_view(&npc, created))
     }
 
     pub async fn get_npc(&self, npcid: &str) -> Result<NpcView> {
@@ -157,20 +157,20 @@ impl Hippo {
         if req.updates.is_empty() {
             return Err(Error::invalid("updates cannot be empty"));
         }
-        for _ in 0..MAX_ATTEMPTS {
-            let npc = self.require_npc_with(npcid, pkg_not_found).await?;
-            let current = self.ports.store.pkg(npcid).await?;
-            let mut batch = WriteBatch::expecting(npc.version);
-            let (writes, updated_fields) = pkg_writes(&current, &req.updates)?;
-            batch.writes.extend(writes);
-            if self.try_commit(npcid, batch).await? {
-                return Ok(PkgUpdateResponse {
-                    status: "ok".into(),
-                    updated_fields,
-                });
-            }
-        }
-        Err(Self::too_contended(npcid))
+        let updated_fields = self
+            .retry_commit(npcid, async || -> Result<_> {
+                let npc = self.require_npc_with(npcid, pkg_not_found).await?;
+                let current = self.ports.store.pkg(npcid).await?;
+                let mut batch = WriteBatch::expecting(npc.version);
+                let (writes, updated_fields) = pkg_writes(&current, &req.updates)?;
+                batch.writes.extend(writes);
+                Ok((batch, updated_fields))
+            })
+            .await?;
+        Ok(PkgUpdateResponse {
+            status: "ok".into(),
+            updated_fields,
+        })
     }
 
     pub(crate) async fn relationships(&self, npcid: &str) -> Result<Relationships> {
@@ -204,30 +204,30 @@ impl Hippo {
         if req.ops.is_empty() {
             return Err(Error::invalid("ops cannot be empty"));
         }
-        for _ in 0..MAX_ATTEMPTS {
-            let npc = self.require_npc(npcid).await?;
-            let current = self.relationships(npcid).await?;
-            let outcome = relationship::apply_ops(&current, npc.next_entity_seq, &req.ops, true)?;
-            let batch = entity_batch(&npc, &outcome);
-            if self.try_commit(npcid, batch).await? {
-                return Ok(EntityOpsResponse {
-                    status: "ok".into(),
-                    results: outcome
-                        .results
-                        .iter()
-                        .map(|(op, id)| EntityOpResult {
-                            op: serde_json::to_value(op)
-                                .ok()
-                                .and_then(|v| v.as_str().map(str::to_string))
-                                .unwrap_or_default(),
-                            id: id.clone(),
-                        })
-                        .collect(),
-                    count: outcome.entities.len(),
-                });
-            }
-        }
-        Err(Self::too_contended(npcid))
+        let outcome = self
+            .retry_commit(npcid, async || -> Result<_> {
+                let npc = self.require_npc(npcid).await?;
+                let current = self.relationships(npcid).await?;
+                let outcome =
+                    relationship::apply_ops(&current, npc.next_entity_seq, &req.ops, true)?;
+                Ok((entity_batch(&npc, &outcome), outcome))
+            })
+            .await?;
+        Ok(EntityOpsResponse {
+            status: "ok".into(),
+            results: outcome
+                .results
+                .iter()
+                .map(|(op, id)| EntityOpResult {
+                    op: serde_json::to_value(op)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default(),
+                    id: id.clone(),
+                })
+                .collect(),
+            count: outcome.entities.len(),
+        })
     }
 
     pub async fn get_diary(&self, npcid: &str) -> Result<DiaryView> {

@@ -7,9 +7,10 @@
 //! text then goes through the detector, and what it flags is marked, and left out unless
 //! asked for. memory_retrieval never asks.
 
+use super::dream::{diary_record_id, DIARY_CONFIDENCE};
 use super::Hippo;
 use crate::api::*;
-use crate::dream::pipeline::{diary_record_id, DIARY_CONFIDENCE, QUOTE_CONFIDENCE, QUOTE_SOURCE};
+use crate::dream::records::{QUOTE_CONFIDENCE, QUOTE_SOURCE};
 use crate::error::{Error, Result};
 use crate::memory::strength;
 use crate::memory::{Collection, Memory, MemoryType};
@@ -533,7 +534,7 @@ fn memory_candidate(m: Memory, sim: Option<f32>, now: Timestamp, hippo: &Hippo) 
     c
 }
 
-/// The speaker label of a stored turn ([`crate::dream::pipeline::chunk_text`]) and the words.
+/// The speaker label of a stored turn ([`crate::dream::records::chunk_text`]) and the words.
 pub(super) fn split_speaker(summary: &str) -> (Option<Speaker>, &str) {
     for (label, speaker) in [
         ("User: ", Some(Speaker::User)),

@@ -7,7 +7,7 @@ use super::search::split_speaker;
 use super::Hippo;
 use crate::api::SourceTurn;
 use crate::conversation::{EntryKind, Role, Turn};
-use crate::dream::pipeline::content_record_id;
+use crate::dream::records::content_record_id;
 use crate::error::Result;
 use crate::retrieval::protocol::truncate_summary;
 use crate::retrieval::rank::Ranked;

@@ -1,11 +1,11 @@
 //! Export and import of one NPC's whole memory as a versioned JSON document.
 
 use super::conversation::validate_stored_turn;
-use super::memories::{fit_keywords, validate_record};
-use super::{Hippo, MAX_ATTEMPTS};
+use super::dream::{DAILY_MAX_CHARS, PRIOR_MAX_CHARS};
+use super::new_memory::{fit_keywords, validate_record};
+use super::Hippo;
 use crate::api::{NpcExport, NpcView, EXPORT_FORMAT, EXPORT_VERSION};
 use crate::diary::Diary;
-use crate::dream::pipeline::{DAILY_MAX_CHARS, PRIOR_MAX_CHARS};
 use crate::error::{Error, Result};
 use crate::ids::validate_npcid;
 use crate::pkg::{self, cut_chars};
@@ -63,7 +63,7 @@ impl Hippo {
     pub async fn import_npc(&self, npcid: &str, mut doc: NpcExport) -> Result<NpcView> {
         validate_npcid(npcid)?;
         validate_export(&mut doc)?;
-        for _ in 0..MAX_ATTEMPTS {
+        self.retry_commit(npcid, async || -> Result<_> {
             let existing = self.ports.store.npc(npcid).await?;
             let tokens = match existing {
                 Some(_) => self.ports.store.tokens(npcid).await?,
@@ -109,13 +109,12 @@ impl Hippo {
             for token in tokens {
                 batch.push(Write::PutToken { token });
             }
-            if self.try_commit(npcid, batch).await? {
-                self.rebuild_vectors(npcid).await?;
-                let stored = self.require_npc(npcid).await?;
-                return Ok(super::npcs::npc_view(&stored, false));
-            }
-        }
-        Err(Self::too_contended(npcid))
+            Ok((batch, ()))
+        })
+        .await?;
+        self.rebuild_vectors(npcid).await?;
+        let stored = self.require_npc(npcid).await?;
+        Ok(super::npcs::npc_view(&stored, false))
     }
 }
 

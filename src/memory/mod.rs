@@ -4,6 +4,15 @@ use crate::sensitive::Category;
 use crate::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
+/// Limits every stored memory keeps: the write routes refuse what is over them, the dream and
+/// import cut to them (`engine::new_memory`).
+pub const MAX_SUMMARY_CHARS: usize = 2_000;
+pub const MAX_KEYWORDS: usize = 32;
+pub const MAX_KEYWORD_CHARS: usize = 64;
+pub const MAX_SOURCE_CHARS: usize = 64;
+/// A record's `context` (a conversation chunk's neighbouring turns) at most.
+pub const MAX_CONTEXT_CHARS: usize = 2 * MAX_SUMMARY_CHARS + 1;
+
 /// The memory_retrieval `memory_types` enum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -107,7 +107,7 @@ pub fn time_expression(data: &[u8]) {
 /// LLM output: any text becomes a validated extraction or an error message, never a panic;
 /// what validates is within the parser's documented bounds.
 pub fn llm_output(data: &[u8]) {
-    use hippo::dream::llm::parse;
+    use hippo::llm::parse;
     let text = String::from_utf8_lossy(data);
     let known = ["entity_001".to_string()];
     if let Ok(x) = parse::parse_extraction(&text, &known) {

@@ -1,7 +1,7 @@
 //! The dream's chat LLM over `fetch`: the core's OpenAI-compatible client
 //! (`POST {url}/chat/completions`, one retry on 5xx or timeout) on the Worker's HTTP client.
 
-use hippo::dream::llm::OpenAiChat;
+use hippo::llm::OpenAiChat;
 use hippo::ports::{HttpClient, Llm};
 use std::rc::Rc;
 

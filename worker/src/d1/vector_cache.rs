@@ -6,6 +6,7 @@
 //! so a single isolate (local dev, a busy production isolate) rarely re-reads the BLOBs.
 
 use hippo::ports::VectorItem;
+use hippo::retrieval::embed::dot;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -14,6 +15,15 @@ use std::rc::Rc;
 /// cache starts over with the NPC being read (simple, and bounded); an NPC with more vectors
 /// than this is read from D1 on every query.
 pub const CAPACITY: usize = 20_000;
+
+/// `values` scaled to unit length (all zeros stays all zeros).
+pub fn unit(mut values: Vec<f32>) -> Vec<f32> {
+    let norm = dot(&values, &values).sqrt();
+    if norm > 0.0 {
+        values.iter_mut().for_each(|v| *v /= norm);
+    }
+    values
+}
 
 /// One NPC's vectors, scaled to unit length (cosine is then one dot product).
 #[derive(Debug, Clone, Default)]
@@ -31,7 +41,7 @@ impl Space {
 
     pub fn upsert(&mut self, items: Vec<VectorItem>) {
         for mut item in items {
-            item.values = super::vectors::unit(std::mem::take(&mut item.values));
+            item.values = unit(std::mem::take(&mut item.values));
             match self.by_id.get(&item.id) {
                 Some(&at) => self.items[at] = item,
                 None => {
@@ -129,6 +139,16 @@ pub fn after_write(npcid: &str, new_generation: i64, change: Change) {
 mod tests {
     use super::*;
     use hippo::memory::{Collection, MemoryType};
+
+    #[test]
+    fn dot_and_unit() {
+        let a: Vec<f32> = (0..19).map(|i| i as f32).collect();
+        let naive: f32 = a.iter().map(|x| x * x).sum();
+        assert_eq!(dot(&a, &a), naive);
+        let u = unit(vec![3.0, 4.0]);
+        assert_eq!(u, vec![0.6, 0.8]);
+        assert_eq!(unit(vec![0.0, 0.0]), vec![0.0, 0.0]);
+    }
 
     /// An item whose direction encodes `v` (stored unit-length: `values[1] / values[0] == v`).
     fn item(id: &str, v: f32) -> VectorItem {

@@ -174,15 +174,6 @@ pub fn f32_from_le_bytes(bytes: &[u8]) -> Vec<f32> {
         .collect()
 }
 
-/// `values` scaled to unit length (all zeros stays all zeros).
-pub fn unit(mut values: Vec<f32>) -> Vec<f32> {
-    let norm = dot(&values, &values).sqrt();
-    if norm > 0.0 {
-        values.iter_mut().for_each(|v| *v /= norm);
-    }
-    values
-}
-
 /// The best `top_k` items for `vector` by cosine similarity, best first; ties by id. The
 /// items must be unit-length ([`Space`] stores them so), which leaves one dot product each.
 pub fn nearest(
@@ -298,16 +289,6 @@ mod tests {
     fn blob_bytes_round_trip() {
         let v = [0.25f32, -1.5, 3.0e-7, f32::MAX];
         assert_eq!(f32_from_le_bytes(&f32_to_le_bytes(&v)), v);
-    }
-
-    #[test]
-    fn dot_and_unit() {
-        let a: Vec<f32> = (0..19).map(|i| i as f32).collect();
-        let naive: f32 = a.iter().map(|x| x * x).sum();
-        assert_eq!(dot(&a, &a), naive);
-        let u = unit(vec![3.0, 4.0]);
-        assert_eq!(u, vec![0.6, 0.8]);
-        assert_eq!(unit(vec![0.0, 0.0]), vec![0.0, 0.0]);
     }
 
     #[test]

@@ -17,7 +17,7 @@ use crate::npc::NpcSettings;
 use crate::sensitive::material::keep_safe_sentences;
 
 /// Longest content chunk, in characters.
-pub const MAX_CHUNK_CHARS: usize = crate::engine::MAX_SUMMARY_CHARS;
+pub const MAX_CHUNK_CHARS: usize = crate::memory::MAX_SUMMARY_CHARS;
 /// The `source` of content chunks and emotion snippets: a verbatim quote of the conversation.
 pub const QUOTE_SOURCE: &str = "conversation_quote";
 /// The `confidence` of a quote: Hippo knows the words were said, not that they are true.
@@ -92,7 +92,7 @@ fn neighbours(turns: &[Turn], safe: &[String], i: usize) -> String {
 }
 
 /// The `content` chunk and, for a felt user turn, the `emotion` snippet of each entry.
-pub(super) fn for_turns(npcid: &str, turns: &[Turn], settings: &NpcSettings) -> Vec<Memory> {
+pub(crate) fn for_turns(npcid: &str, turns: &[Turn], settings: &NpcSettings) -> Vec<Memory> {
     let mut out = Vec::new();
     let contents: Vec<&str> = turns.iter().map(|t| t.content.trim()).collect();
     let safe = keep_safe_sentences(&contents);

@@ -1,6 +1,6 @@
 //! The cleanup stage: expired `content` and `emotion` records go, with their vectors.
 
-use super::{commit, port};
+use super::StageError;
 use crate::api::CleanupReport;
 use crate::engine::Hippo;
 use crate::memory::Collection;
@@ -12,7 +12,7 @@ pub(super) async fn run(
     npcid: &str,
     now: Timestamp,
     dry_run: bool,
-) -> Result<CleanupReport, String> {
+) -> Result<CleanupReport, StageError> {
     let store = &hippo.ports().store;
     let mut expired: Vec<(Collection, String)> = Vec::new();
     for collection in [Collection::Content, Collection::Emotion] {
@@ -24,7 +24,7 @@ pub(super) async fn run(
         let records = store
             .memories(npcid, &filter)
             .await
-            .map_err(port("store"))?;
+            .map_err(StageError::Store)?;
         expired.extend(
             records
                 .into_iter()
@@ -49,7 +49,7 @@ pub(super) async fn run(
         .vectors
         .delete(npcid, &ids)
         .await
-        .map_err(port("vector index"))?;
+        .map_err(StageError::VectorIndex)?;
     let batch = WriteBatch {
         writes: ids
             .iter()
@@ -57,6 +57,10 @@ pub(super) async fn run(
             .collect(),
         expect_version: None,
     };
-    commit(hippo, npcid, batch).await?;
+    // Unguarded (deleting an expired record commutes with every other write).
+    hippo
+        .try_commit(npcid, batch)
+        .await
+        .map_err(StageError::Store)?;
     Ok(report)
 }

@@ -1,8 +1,10 @@
-//! The LLM layer (SPEC §2.6): prompts for the dream's stages, strict parsing of what comes
-//! back, and an OpenAI-compatible chat client over the HTTP-client port.
+//! The LLM layer (SPEC §2.6): prompts for the dream's stages and for conflict resolution's
+//! verdict, strict parsing of what comes back, and an OpenAI-compatible chat client over the
+//! HTTP-client port.
 //!
 //! Nothing an LLM says is written before [`parse`] has validated it; a response that fails
-//! validation is an `Err(String)` the pipeline reports, never a partial write.
+//! validation is an `Err(String)` the dream reports as its stage's error, never a partial
+//! write.
 
 pub mod openai;
 pub mod parse;

@@ -4,12 +4,13 @@
 //! secrets in them), for the LLM and the built-in summarizer alike; what an LLM writes is
 //! checked again, and any sentence the detector flags is left out of the entry.
 
-use super::{commit, embed_records, port, Scan};
+use super::{embed_records, Scan, StageError};
 use crate::api::DiaryReport;
 use crate::conversation::Turn;
 use crate::diary::{put_daily, Diary, DiaryEntry};
-use crate::dream::{llm, summarize};
+use crate::dream::summarize;
 use crate::engine::Hippo;
+use crate::llm;
 use crate::memory::{merge_source_turns, Collection, Memory, MemoryType};
 use crate::ports::{Write, WriteBatch};
 use crate::sensitive::material::{keep_safe_sentences, without_sensitive_sentences};
@@ -34,11 +35,11 @@ pub(super) async fn run(
     npcid: &str,
     scan: &Scan,
     dry_run: bool,
-) -> Result<DiaryReport, String> {
+) -> Result<DiaryReport, StageError> {
     let store = &hippo.ports().store;
     let material = safe_material(day_material(hippo, npcid, scan).await?);
-    let name = user_name(&store.pkg(npcid).await.map_err(port("store"))?);
-    let (prior, dailies) = store.diary(npcid).await.map_err(port("store"))?;
+    let name = user_name(&store.pkg(npcid).await.map_err(StageError::Store)?);
+    let (prior, dailies) = store.diary(npcid).await.map_err(StageError::Store)?;
     let before: Vec<String> = dailies.iter().map(|d| d.date.clone()).collect();
     let mut diary = Diary { prior, dailies };
     let window = scan.npc.settings.diary_window as usize;
@@ -80,9 +81,9 @@ pub(super) async fn run(
                 let answer = model
                     .complete(&prompt.system, &prompt.messages)
                     .await
-                    .map_err(port("LLM failed"))?;
+                    .map_err(StageError::Llm)?;
                 let merged = llm::parse::parse_prior(&answer, PRIOR_MAX_CHARS)
-                    .map_err(|e| format!("LLM output rejected: {e}"))?;
+                    .map_err(StageError::LlmRejected)?;
                 without_sensitive_sentences(&merged)
             }
             None => summarize::merge_prior(&diary.prior, &overflow, PRIOR_MAX_CHARS),
@@ -97,8 +98,12 @@ pub(super) async fn run(
             .map(|memory| Write::PutMemory { memory }),
     );
     if !dry_run {
-        if !commit(hippo, npcid, batch).await? {
-            return Err("the diary changed while dreaming".into());
+        if !hippo
+            .try_commit(npcid, batch)
+            .await
+            .map_err(StageError::Store)?
+        {
+            return Err(StageError::DiaryChanged);
         }
         let vectors = embed_records(hippo, &records).await;
         hippo.upsert_vectors(npcid, vectors).await;
@@ -123,7 +128,7 @@ async fn write_daily(
     day: NaiveDate,
     material: &[Turn],
     user_name: Option<&str>,
-) -> Result<String, String> {
+) -> Result<String, StageError> {
     let builtin = || summarize::summarize_day(material, user_name, DAILY_MAX_CHARS);
     let written = match &hippo.ports().llm {
         Some(model) => {
@@ -131,9 +136,8 @@ async fn write_daily(
             let answer = model
                 .complete(&prompt.system, &prompt.messages)
                 .await
-                .map_err(port("LLM failed"))?;
-            llm::parse::parse_diary(&answer, DAILY_MAX_CHARS)
-                .map_err(|e| format!("LLM output rejected: {e}"))?
+                .map_err(StageError::Llm)?;
+            llm::parse::parse_diary(&answer, DAILY_MAX_CHARS).map_err(StageError::LlmRejected)?
         }
         None => builtin(),
     };
@@ -230,7 +234,7 @@ fn user_name(pkg: &[crate::pkg::PkgField]) -> Option<String> {
 
 /// The material: the new entries, after the earlier entries of their first day that a
 /// previous dream already consumed (so a re-dream rewrites the day from all of it).
-async fn day_material(hippo: &Hippo, npcid: &str, scan: &Scan) -> Result<Vec<Turn>, String> {
+async fn day_material(hippo: &Hippo, npcid: &str, scan: &Scan) -> Result<Vec<Turn>, StageError> {
     let watermark = scan.npc.watermark;
     let first_day = scan
         .new
@@ -244,7 +248,7 @@ async fn day_material(hippo: &Hippo, npcid: &str, scan: &Scan) -> Result<Vec<Tur
             .store
             .turns(npcid, from, DAY_LOOKBACK as usize)
             .await
-            .map_err(port("store"))?;
+            .map_err(StageError::Store)?;
         material.extend(
             earlier
                 .into_iter()

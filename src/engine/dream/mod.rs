@@ -1,4 +1,5 @@
-//! The dream of one NPC (SPEC §2.5): Scan → Diary → Extraction → Cleanup, over the ports.
+//! The dream of one NPC (SPEC §2.5): Scan → Diary → Extraction → Cleanup, over the ports,
+//! applying the rules of `crate::dream` (and the LLM through `crate::llm` when configured).
 //!
 //! - **Scan** reads the log after the NPC's watermark (at most [`SCAN_LIMIT`] entries; the
 //!   rest waits for the next dream). Nothing new: the report says `skipped`.
@@ -18,28 +19,25 @@
 mod cleanup;
 mod diary;
 mod extraction;
-mod records;
 
-pub use diary::{diary_record_id, DIARY_CONFIDENCE, DIARY_RECORD_PREFIX, DIARY_SOURCE};
+pub use diary::{diary_record_id, DIARY_CONFIDENCE, DIARY_RECORD_PREFIX};
 pub use diary::{DAILY_MAX_CHARS, PRIOR_MAX_CHARS};
-pub use records::{content_record_id, QUOTE_CONFIDENCE, QUOTE_SOURCE};
 
 use crate::api::DreamReport;
 use crate::conversation::Turn;
 use crate::engine::embedding_text;
+use crate::engine::CommitError;
 use crate::engine::Hippo;
 use crate::error::{Error, PortError, Result};
 use crate::ids::new_id;
 use crate::npc::Npc;
-use crate::ports::{VectorItem, WriteBatch};
+use crate::ports::VectorItem;
 use chrono::NaiveDate;
 
 /// Most log entries one dream consumes.
 pub const SCAN_LIMIT: usize = 1_000;
 /// How long a dream's lease lasts if its holder never releases it.
 pub const LEASE_MS: i64 = 15 * 60 * 1_000;
-/// Attempts of a read-compute-commit stage when other writers commit in between.
-const MAX_ATTEMPTS: usize = 8;
 
 /// What the scan found.
 pub(crate) struct Scan {
@@ -132,21 +130,44 @@ async fn dream(hippo: &Hippo, npcid: &str, dry_run: bool) -> Result<DreamReport>
     })
 }
 
-/// Commits a batch; `Ok(false)` when another writer committed first (read again).
-async fn commit(hippo: &Hippo, npcid: &str, batch: WriteBatch) -> Result<bool, String> {
-    if batch.is_empty() {
-        return Ok(true);
-    }
-    match hippo.ports().store.commit(npcid, batch).await {
-        Ok(()) => Ok(true),
-        Err(PortError::Conflict(_)) => Ok(false),
-        Err(e) => Err(format!("store: {e}")),
+/// Why a stage wrote nothing; its message goes into the report's `error`, after the
+/// stage's name.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub(crate) enum StageError {
+    #[error("store: {0}")]
+    Store(PortError),
+    #[error("vector index: {0}")]
+    VectorIndex(PortError),
+    #[error("LLM failed: {0}")]
+    Llm(PortError),
+    /// The LLM's answer failed validation (nothing of it is written).
+    #[error("LLM output rejected: {0}")]
+    LlmRejected(String),
+    /// A rule refused what the extraction found (`what`: entity ops, PKG updates, memories).
+    #[error("{what}: {error}")]
+    Rule { what: &'static str, error: Error },
+    #[error("the NPC was deleted while dreaming")]
+    NpcDeleted,
+    #[error("the diary changed while dreaming")]
+    DiaryChanged,
+    #[error("too many concurrent writes to the NPC; the next dream retries")]
+    Contended,
+}
+
+impl From<CommitError> for StageError {
+    fn from(e: CommitError) -> Self {
+        match e {
+            CommitError::Store(e) => StageError::Store(e),
+            CommitError::Contended { .. } => StageError::Contended,
+        }
     }
 }
 
-/// A port error as a stage message.
-fn port(what: &str) -> impl Fn(PortError) -> String + '_ {
-    move |e| format!("{what}: {e}")
+impl StageError {
+    /// A rule's refusal, named by what it refused.
+    fn rule(what: &'static str) -> impl Fn(Error) -> StageError {
+        move |error| StageError::Rule { what, error }
+    }
 }
 
 /// Vectors of the records a dream keeps (content, emotion, diary days); none if the embedder fails (the records are
