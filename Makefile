@@ -71,8 +71,9 @@ dev: setup
 	PORT=$(PORT) bash scripts/dev.sh
 
 # Both builds: the Miniflare suites load the test build; the smoke test runs the production
-# one under `wrangler dev`, as a new user would.
-test-worker: worker worker-test
+# one under `wrangler dev`, as a new user would. The npm package too: same-answers.test.mjs
+# sends the same bodies to the Worker and to the package.
+test-worker: worker worker-test pkg
 	cargo test -p hippo-worker
 	node --test --test-concurrency=1 tests/worker/
 # --- end worker ---

@@ -457,10 +457,14 @@ export interface MemoryList {
   next_offset?: number;
 }
 
+/** Read as the HTTP route reads its body: the fields as in `RetrievalRequest`, unknown keys
+ * ignored. */
 export interface SearchRequest {
   query: string;
-  memory_types?: MemoryType[];
-  max_results?: number;
+  /** A list, or one comma-separated string; unknown names are ignored. */
+  memory_types?: MemoryType[] | string;
+  /** Default 10, clamped to 1..50; a numeric string is read as its number. */
+  max_results?: number | string;
   time_hint?: string;
   include_sensitive?: boolean;
   include_archived?: boolean;
@@ -500,15 +504,18 @@ export interface SearchResponse {
 }
 
 /** The memory_retrieval request (the NPC is the method's argument, not a token). */
+/** Read exactly as the Worker reads a memory_retrieval body (SPEC §3.4): unknown keys are
+ * ignored, a field of another type is ignored (except `query`), at most 16 KiB of JSON. */
 export interface RetrievalRequest {
   query: string;
   live_id?: string | number;
   /** Logged by the Worker, never ranked. */
   reason?: string;
-  memory_types?: MemoryType[];
+  /** A list, or one comma-separated string; unknown names are ignored. */
+  memory_types?: MemoryType[] | string;
   time_hint?: string;
-  /** Default 5, clamped to 1..10. */
-  max_results?: number;
+  /** Default 5, clamped to 1..10 (floored); a numeric string is read as its number. */
+  max_results?: number | string;
 }
 
 export interface RetrievedMemory {

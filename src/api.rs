@@ -19,6 +19,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 mod access;
+mod lenient;
 mod operation;
 pub use access::{visible_to_tokens, Caller};
 pub use operation::{param, parse_body, OpKind, Operation, RawRequest, Reply};
@@ -337,16 +338,18 @@ pub struct MemoryView {
     pub tier: String,
 }
 
-/// `POST /api/memories/{npcid}/search`.
+/// `POST /api/memories/{npcid}/search`. Its fields are read by memory_retrieval's rules
+/// (`lenient`); unknown fields are ignored.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SearchRequest {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::query")]
     pub query: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::names")]
     pub memory_types: Option<Vec<String>>,
-    #[serde(default)]
+    /// Default 10, clamped to 1..=50.
+    #[serde(default, deserialize_with = "lenient::count")]
     pub max_results: Option<i64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::text")]
     pub time_hint: Option<String>,
     #[serde(default)]
     pub include_sensitive: bool,
@@ -399,21 +402,26 @@ pub struct SourceTurn {
     pub text: String,
 }
 
-/// `POST /memory_retrieval` (SPEC §3.4). Unknown fields are ignored.
+/// `POST /memory_retrieval` (SPEC §3.4) as sent, read leniently (`lenient`); unknown fields
+/// are ignored. Its validated form, what the engine runs, is
+/// [`crate::retrieval::protocol::ParsedRetrieval`].
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct RetrievalRequest {
-    #[serde(default)]
-    pub live_id: Option<serde_json::Value>,
-    #[serde(default)]
-    pub query: Option<String>,
-    #[serde(default)]
+    /// For logs only (the token decides the scope, never the body).
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub live_id: Option<String>,
+    #[serde(default, deserialize_with = "lenient::query")]
+    pub query: String,
+    /// Logged, never ranked.
+    #[serde(default, deserialize_with = "lenient::text")]
     pub reason: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::names")]
     pub memory_types: Option<Vec<String>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::text")]
     pub time_hint: Option<String>,
-    #[serde(default)]
-    pub max_results: Option<serde_json::Value>,
+    /// Default 5, clamped to 1..=10.
+    #[serde(default, deserialize_with = "lenient::count")]
+    pub max_results: Option<i64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -263,10 +263,9 @@ fn read_only_retrieval_writes_nothing_and_the_normal_one_reinforces() {
     };
     let generation = w.store.generation();
     for _ in 0..3 {
-        let found = run(w
-            .hippo
-            .retrieve_read_only("ro", json(json!({"query": "jasmine tea"}))))
-        .unwrap();
+        let request =
+            hippo::retrieval::protocol::parse_retrieval_request(br#"{"query": "jasmine tea"}"#);
+        let found = run(w.hippo.retrieve_read_only("ro", request.unwrap())).unwrap();
         assert_eq!(found.memories.len(), 1);
     }
     assert_eq!(

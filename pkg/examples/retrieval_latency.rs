@@ -126,7 +126,7 @@ fn measure(document: NpcExport, queries: &[String]) -> (Value, Vec<Vec<String>>)
     let mut answers = Vec::with_capacity(queries.len());
     for query in queries {
         let request = RetrievalRequest {
-            query: Some(query.clone()),
+            query: query.clone(),
             ..Default::default()
         };
         let mut fastest = f64::MAX;

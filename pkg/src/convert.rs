@@ -23,16 +23,20 @@ pub fn from_js<T: DeserializeOwned>(
     value: JsValue,
     shape: Option<&str>,
 ) -> Result<T, hippo::Error> {
-    let json = if value.is_undefined() || value.is_null() {
-        "{}".to_string()
-    } else {
-        // `JSON.stringify` throws on cycles and BigInt, and gives `undefined` for a function.
-        js_sys::JSON::stringify(&value)
-            .ok()
-            .and_then(|json| json.as_string())
-            .ok_or_else(|| hippo::Error::invalid("the request is not a JSON value"))?
-    };
-    from_json(&json, shape)
+    from_json(&request_json(value)?, shape)
+}
+
+/// A JS request object as the JSON text an HTTP client would send: `JSON.stringify`, and
+/// `{}` for no object (`undefined` or `null`).
+pub fn request_json(value: JsValue) -> Result<String, hippo::Error> {
+    if value.is_undefined() || value.is_null() {
+        return Ok("{}".to_string());
+    }
+    // `JSON.stringify` throws on cycles and BigInt, and gives `undefined` for a function.
+    js_sys::JSON::stringify(&value)
+        .ok()
+        .and_then(|json| json.as_string())
+        .ok_or_else(|| hippo::Error::invalid("the request is not a JSON value"))
 }
 
 /// [`from_js`] after `JSON.stringify` (native, so it is tested without a JS engine).

@@ -9,7 +9,7 @@
     clippy::arithmetic_side_effects
 )]
 
-use crate::convert::{from_js, property, to_js, to_js_error};
+use crate::convert::{from_js, property, request_json, to_js, to_js_error};
 use crate::options;
 use crate::storage::PersistedState;
 use hippo::api::{self, *};
@@ -111,6 +111,22 @@ where
         Ok(Box::new(move || to_js(&response)) as Respond)
     });
     future_to_promise(settle(inner.clone(), call))
+}
+
+/// A method that is a route with a body for `npcid`: the request object read exactly as the
+/// HTTP route reads its body (its JSON text through `Operation::parse`, the one parse every
+/// runtime uses), run by `Hippo::execute`. So both give the same answers and the same errors.
+fn as_route(inner: &Rc<Inner>, kind: OpKind, npcid: String, request: JsValue) -> Promise {
+    call(inner, move |i| async move {
+        let body = request_json(request)?;
+        let path = [("npcid", npcid.as_str())];
+        let raw = RawRequest {
+            path: &path,
+            query: &[],
+            body: body.as_bytes(),
+        };
+        i.hippo.execute(Operation::parse(kind, &raw)?).await
+    })
 }
 
 /// A call's response, converted to JS on demand.
@@ -314,21 +330,17 @@ impl JsHippo {
         })
     }
 
-    /// `POST /api/memories/{npcid}/search` with `{query, memory_types?, max_results?, …}`.
+    /// `POST /api/memories/{npcid}/search` with `{query, memory_types?, max_results?, …}`,
+    /// read as the route reads its body.
     pub fn search(&self, npcid: String, request: JsValue) -> Promise {
-        call(&self.inner, |i| async move {
-            let request: SearchRequest = from_js(request, Some("SearchRequest"))?;
-            i.hippo.search(&npcid, request).await
-        })
+        as_route(&self.inner, OpKind::SearchMemories, npcid, request)
     }
 
-    /// `POST /memory_retrieval` semantics for this NPC: `{query, memory_types?, time_hint?,
-    /// max_results?}` → `{memories}`.
+    /// `POST /memory_retrieval` for this NPC: `{query, memory_types?, time_hint?,
+    /// max_results?}` → `{memories}`, read as the Worker reads the body (lenient fields,
+    /// unknown ones ignored, the same 16 KiB limit).
     pub fn retrieve(&self, npcid: String, request: JsValue) -> Promise {
-        call(&self.inner, |i| async move {
-            let request: RetrievalRequest = from_js(request, Some("RetrievalRequest"))?;
-            i.hippo.retrieve(&npcid, request).await
-        })
+        as_route(&self.inner, OpKind::Retrieve, npcid, request)
     }
 
     /// `POST /api/npc/{npcid}/brief` with `{max_tokens?, query?, lang?}`: a session brief

@@ -462,10 +462,14 @@ impl Hippo {
 }
 
 /// Parses a JSON body; an empty body reads as `{}` (routes whose fields are all optional).
+/// Every body is an object: serde would read a struct from a JSON array too, by position.
 pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
     let text =
         std::str::from_utf8(bytes).map_err(|_| Error::invalid("request body is not UTF-8"))?;
     let text = if text.trim().is_empty() { "{}" } else { text };
+    if !text.trim_start().starts_with('{') {
+        return Err(Error::invalid("request body must be a JSON object"));
+    }
     crate::json::parse(text).map_err(|e| Error::invalid(format!("invalid JSON body: {e}")))
 }
 

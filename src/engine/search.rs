@@ -53,19 +53,6 @@ struct Retrieval {
     reinforce: bool,
 }
 
-fn parse_types(names: Option<&Vec<String>>) -> Vec<MemoryType> {
-    let wanted: Vec<MemoryType> = names
-        .into_iter()
-        .flatten()
-        .filter_map(|n| MemoryType::parse(n))
-        .collect();
-    // In type order, each once (no sort: its code would be one more copy in the wasm builds).
-    MemoryType::ALL
-        .into_iter()
-        .filter(|t| wanted.contains(t))
-        .collect()
-}
-
 fn check_query(query: &str) -> Result<String> {
     let query = query.trim();
     if query.is_empty() {
@@ -106,10 +93,10 @@ impl Hippo {
     pub async fn search(&self, npcid: &str, req: SearchRequest) -> Result<SearchResponse> {
         let retrieval = Retrieval {
             query: check_query(&req.query)?,
-            types: parse_types(req.memory_types.as_ref()),
+            types: protocol::memory_types(req.memory_types.as_deref()),
             time_hint: req.time_hint.clone(),
             max_results: req.max_results.map_or(SEARCH_DEFAULT_RESULTS, |n| {
-                n.clamp(1, SEARCH_MAX_RESULTS as i64) as usize
+                protocol::clamp_count(n, SEARCH_MAX_RESULTS)
             }),
             include_sensitive: req.include_sensitive,
             include_archived: req.include_archived,
@@ -128,11 +115,11 @@ impl Hippo {
 
     /// memory_retrieval (SPEC §3.4): never sensitive or archived memories, small answers.
     pub async fn retrieve(&self, npcid: &str, req: RetrievalRequest) -> Result<RetrievalResponse> {
-        self.retrieve_parsed(npcid, protocol::ParsedRetrieval::from_request(&req)?)
+        self.retrieve_parsed(npcid, protocol::ParsedRetrieval::from_request(req)?)
             .await
     }
 
-    /// memory_retrieval for a request the protocol already parsed (the HTTP path).
+    /// memory_retrieval for a validated request (what `Operation::Retrieve` carries).
     pub async fn retrieve_parsed(
         &self,
         npcid: &str,
@@ -146,9 +133,8 @@ impl Hippo {
     pub async fn retrieve_read_only(
         &self,
         npcid: &str,
-        req: RetrievalRequest,
+        parsed: protocol::ParsedRetrieval,
     ) -> Result<RetrievalResponse> {
-        let parsed = protocol::ParsedRetrieval::from_request(&req)?;
         self.retrieve_with(npcid, parsed, false).await
     }
 

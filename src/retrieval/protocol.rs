@@ -1,17 +1,13 @@
 //! memory_retrieval semantics (SPEC §3.4, seeds/memory-retrieval-protocol.zh.txt) as pure
 //! functions: parse a request body, render ranked memories as the response body.
 //!
-//! Parsing is lenient where a live platform's model might be sloppy and strict only where an
-//! answer is impossible:
-//! - unknown fields are ignored; `live_id` and `reason` are kept for logging, never ranked;
-//! - `query` must be a string that is non-empty after trimming, else [`Error::InvalidInput`];
-//! - `max_results`: an integer (or a float, floored; or a numeric string) is clamped to
-//!   1..=10; anything else (missing, null, a word, a bool) means the default 5. A conversation
-//!   is never interrupted with a 400 over a result count;
-//! - `memory_types`: a list of names (or one comma-separated string); unknown names ignored;
-//! - `time_hint`: a string, else ignored;
-//! - a body over [`MAX_REQUEST_BYTES`] is [`Error::TooLarge`]; a body that is not a JSON
-//!   object is [`Error::InvalidInput`].
+//! Parsing: the body is read as [`RetrievalRequest`], whose fields follow the lenient rules
+//! of `api::lenient` (shared with the search route); unknown fields are ignored. Then
+//! [`ParsedRetrieval::from_request`] validates it: `query` non-empty after trimming, else
+//! [`Error::InvalidInput`]; `max_results` clamped to 1..=10 (default 5: a conversation is never
+//! interrupted with a 400 over a result count); unknown memory types dropped. A body over
+//! [`MAX_REQUEST_BYTES`] is [`Error::TooLarge`] (the Worker refuses it while it streams in,
+//! with the same error); a body that is not a JSON object is [`Error::InvalidInput`].
 //!
 //! Rendering: `summary` at most [`MAX_SUMMARY_CHARS`] characters (cut on a character boundary,
 //! ending in "…"); the whole serialized body at most [`MAX_BODY_BYTES`] by dropping the
@@ -25,15 +21,16 @@ use crate::api::{
 };
 use crate::error::{Error, Result};
 use crate::memory::MemoryType;
-use serde_json::Value;
 
 pub const DEFAULT_MAX_RESULTS: usize = 5;
 pub const MAX_RESULTS_LIMIT: usize = 10;
 pub const MAX_SUMMARY_CHARS: usize = 500;
 pub const MAX_BODY_BYTES: usize = 16 * 1024;
-pub const MAX_REQUEST_BYTES: usize = 64 * 1024;
+/// The body limit of memory_retrieval (SPEC §3.1: 16 KiB), for every runtime: the Worker
+/// reads at most this much, the npm package and MCP `recall` refuse a longer request alike.
+pub const MAX_REQUEST_BYTES: usize = 16 * 1024;
 
-/// A memory_retrieval request, validated.
+/// A memory_retrieval request, validated: what the engine runs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParsedRetrieval {
     /// Trimmed, non-empty.
@@ -49,112 +46,64 @@ pub struct ParsedRetrieval {
     pub live_id: Option<String>,
 }
 
-/// Parses a raw request body.
+/// Parses a raw request body (the one parse of every runtime: `api::Operation::parse`).
 pub fn parse_retrieval_request(body: &[u8]) -> Result<ParsedRetrieval> {
     if body.len() > MAX_REQUEST_BYTES {
-        return Err(Error::TooLarge(format!(
-            "request body is over {MAX_REQUEST_BYTES} bytes"
-        )));
+        return Err(body_too_large(MAX_REQUEST_BYTES));
     }
-    let value: Value = serde_json::from_slice(body)
-        .map_err(|e| Error::invalid(format!("request body is not valid JSON: {e}")))?;
-    let Value::Object(fields) = value else {
-        return Err(Error::invalid("request body must be a JSON object"));
-    };
-    let query = match fields.get("query") {
-        Some(Value::String(q)) => q.clone(),
-        Some(_) => return Err(Error::invalid("query must be a string")),
-        None => String::new(),
-    };
-    let text = |name: &str| match fields.get(name) {
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(Value::Number(n)) => Some(n.to_string()),
-        _ => None,
-    };
-    let memory_types = match fields.get("memory_types") {
-        Some(Value::Array(items)) => items
-            .iter()
-            .filter_map(Value::as_str)
-            .map(str::to_string)
-            .collect(),
-        Some(Value::String(s)) => s.split(',').map(str::to_string).collect(),
-        _ => Vec::new(),
-    };
-    build(
-        query,
-        &memory_types,
-        text("time_hint"),
-        clamp_max_results(fields.get("max_results")),
-        text("reason"),
-        text("live_id"),
-    )
+    // Read as a JSON value first, only for its depth limit: hostile nesting is a 400 even
+    // inside a field the request then ignores (serde skips those without a limit). Reading
+    // the request from this value instead would cost the npm wasm a second deserializer.
+    crate::api::parse_body::<serde_json::Value>(body)?;
+    ParsedRetrieval::from_request(crate::api::parse_body(body)?)
+}
+
+/// The error of a body over `limit` bytes, in the Worker's words too.
+pub fn body_too_large(limit: usize) -> Error {
+    Error::TooLarge(format!("request body is larger than {} KiB", limit / 1024))
 }
 
 impl ParsedRetrieval {
-    /// Validates an already deserialized request (the engine's entry point).
-    pub fn from_request(req: &RetrievalRequest) -> Result<Self> {
-        let live_id = req.live_id.as_ref().and_then(|v| match v {
-            Value::String(s) => Some(s.clone()),
-            Value::Number(n) => Some(n.to_string()),
-            _ => None,
-        });
-        build(
-            req.query.clone().unwrap_or_default(),
-            req.memory_types.as_deref().unwrap_or_default(),
-            req.time_hint.clone(),
-            clamp_max_results(req.max_results.as_ref()),
-            req.reason.clone(),
-            live_id,
-        )
-    }
-}
-
-fn build(
-    query: String,
-    memory_types: &[String],
-    time_hint: Option<String>,
-    max_results: usize,
-    reason: Option<String>,
-    live_id: Option<String>,
-) -> Result<ParsedRetrieval> {
-    let query = query.trim().to_string();
-    if query.is_empty() {
-        return Err(Error::invalid("query is required and must not be empty"));
-    }
-    let mut types = Vec::new();
-    for t in memory_types
-        .iter()
-        .filter_map(|name| MemoryType::parse(name))
-    {
-        if !types.contains(&t) {
-            types.push(t);
+    /// Validates a request as sent.
+    pub fn from_request(req: RetrievalRequest) -> Result<Self> {
+        let query = req.query.trim().to_string();
+        if query.is_empty() {
+            return Err(Error::invalid("query is required and must not be empty"));
         }
+        Ok(ParsedRetrieval {
+            query,
+            memory_types: memory_types(req.memory_types.as_deref()),
+            time_hint: req
+                .time_hint
+                .map(|h| h.trim().to_string())
+                .filter(|h| !h.is_empty()),
+            max_results: req
+                .max_results
+                .map_or(DEFAULT_MAX_RESULTS, |n| clamp_count(n, MAX_RESULTS_LIMIT)),
+            reason: req.reason,
+            live_id: req.live_id,
+        })
     }
-    Ok(ParsedRetrieval {
-        query,
-        memory_types: types,
-        time_hint: time_hint
-            .map(|h| h.trim().to_string())
-            .filter(|h| !h.is_empty()),
-        max_results,
-        reason,
-        live_id,
-    })
 }
 
-/// `max_results` as sent (any JSON) → 1..=10, default 5 (see the module docs).
-pub fn clamp_max_results(value: Option<&Value>) -> usize {
-    let n = match value {
-        Some(Value::Number(n)) => n.as_i64().or_else(|| n.as_f64().map(|f| f.floor() as i64)),
-        Some(Value::String(s)) => s.trim().parse::<f64>().ok().map(|f| f.floor() as i64),
-        _ => None,
-    };
-    n.map_or(DEFAULT_MAX_RESULTS, clamp_count)
+/// The known types among `names`, each once, in type order (empty = all). Unknown names are
+/// ignored (SPEC §2.4).
+pub fn memory_types(names: Option<&[String]>) -> Vec<MemoryType> {
+    let wanted: Vec<MemoryType> = names
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|n| MemoryType::parse(n))
+        .collect();
+    // No sort: its code would be one more copy in the wasm builds.
+    MemoryType::ALL
+        .into_iter()
+        .filter(|t| wanted.contains(t))
+        .collect()
 }
 
-/// A requested count clamped to 1..=10.
-pub fn clamp_count(n: i64) -> usize {
-    n.clamp(1, MAX_RESULTS_LIMIT as i64) as usize
+/// A requested count clamped to 1..=`max`.
+pub fn clamp_count(n: i64, max: usize) -> usize {
+    n.clamp(1, i64::try_from(max).unwrap_or(i64::MAX)) as usize
 }
 
 /// At most [`MAX_SUMMARY_CHARS`] characters, "…" marking a cut.

@@ -32,9 +32,10 @@ fn a_full_request_is_parsed_and_unknown_fields_ignored() {
     )
     .unwrap();
     assert_eq!(p.query, "用户喜欢灵绯怎么称呼自己");
+    // Each known type once, in type order (the search route's order too).
     assert_eq!(
         p.memory_types,
-        [MemoryType::Profile, MemoryType::Preference]
+        [MemoryType::Preference, MemoryType::Profile]
     );
     assert_eq!(p.time_hint.as_deref(), Some("昨天"));
     assert_eq!(p.max_results, 3);
@@ -91,25 +92,63 @@ fn max_results_is_clamped_and_lenient() {
     assert_eq!(n(r#""many""#), DEFAULT_MAX_RESULTS);
     assert_eq!(n("null"), DEFAULT_MAX_RESULTS);
     assert_eq!(n("true"), DEFAULT_MAX_RESULTS);
-    assert_eq!(clamp_count(i64::MAX), 10);
-    assert_eq!(clamp_count(i64::MIN), 1);
+    assert_eq!(clamp_count(i64::MAX, MAX_RESULTS_LIMIT), 10);
+    assert_eq!(clamp_count(i64::MIN, MAX_RESULTS_LIMIT), 1);
 }
 
 #[test]
 fn typed_requests_follow_the_same_rules() {
     let req = RetrievalRequest {
-        live_id: Some(serde_json::json!(12)),
-        query: Some(" 过敏 ".into()),
+        live_id: Some("12".into()),
+        query: " 过敏 ".into(),
         memory_types: Some(vec!["constraint".into(), "bogus".into()]),
-        max_results: Some(serde_json::json!(50)),
+        max_results: Some(50),
         ..Default::default()
     };
-    let p = ParsedRetrieval::from_request(&req).unwrap();
+    let p = ParsedRetrieval::from_request(req).unwrap();
     assert_eq!(p.query, "过敏");
     assert_eq!(p.memory_types, [MemoryType::Constraint]);
     assert_eq!(p.max_results, 10);
     assert_eq!(p.live_id.as_deref(), Some("12"));
-    assert!(ParsedRetrieval::from_request(&RetrievalRequest::default()).is_err());
+    assert!(ParsedRetrieval::from_request(RetrievalRequest::default()).is_err());
+}
+
+#[test]
+fn each_field_is_read_leniently_and_the_rest_refused_clearly() {
+    let p = parse(
+        r#"{"query":"q","live_id":12,"reason":null,"memory_types":["profile",3,null],
+            "time_hint":2026,"max_results":{"n":1}}"#,
+    )
+    .unwrap();
+    assert_eq!(p.live_id.as_deref(), Some("12"));
+    assert_eq!(p.reason, None);
+    assert_eq!(p.memory_types, [MemoryType::Profile]);
+    assert_eq!(p.time_hint.as_deref(), Some("2026"));
+    assert_eq!(p.max_results, DEFAULT_MAX_RESULTS);
+    let p = parse(r#"{"query":"q","memory_types":{"a":"profile"}}"#).unwrap();
+    assert!(p.memory_types.is_empty());
+    for (body, says) in [
+        (r#"{"query":42}"#, "query must be a string"),
+        (r#"{"query":null}"#, "query must be a string"),
+        ("[1,2]", "request body must be a JSON object"),
+        (r#""query""#, "request body must be a JSON object"),
+        ("{oops", "invalid JSON body"),
+        (r#"{"query":" "}"#, "query is required"),
+    ] {
+        let err = parse(body).unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidInput(m) if m.contains(says)),
+            "{body}: {err}"
+        );
+    }
+    let deep = format!(
+        r#"{{"query":"q","x":{}{}}}"#,
+        "[".repeat(500),
+        "]".repeat(500)
+    );
+    assert!(matches!(parse(&deep), Err(Error::InvalidInput(_))));
+    let err = parse(&" ".repeat(MAX_REQUEST_BYTES + 1)).unwrap_err();
+    assert_eq!(err.to_string(), "request body is larger than 16 KiB");
 }
 
 #[test]

@@ -29,7 +29,9 @@ test('a request key the route does not know is named, with its snake_case spelli
   await rejectsWith(hippo.getNpc('n'), 'not_found', /does not exist/);
   await hippo.createNpc('n');
   await hippo.addMemories('n', { memories: [{ summary: 'likes jazz', type: 'preference' }, { summary: 'likes tea', type: 'preference' }] });
-  await rejectsWith(hippo.search('n', { query: 'likes', maxResults: 1 }), 'invalid_request', /unknown field `maxResults` \(did you mean `max_results`\?/);
+  // search and retrieve read a request as the HTTP route reads its body: unknown keys ignored
+  // (tests/worker/same-answers.test.mjs sends the same bodies to the Worker).
+  assert.ok((await hippo.search('n', { query: 'likes', maxResults: 1 })).memories.length > 1);
   assert.equal((await hippo.search('n', { query: 'likes', max_results: 1 })).memories.length, 1);
   await rejectsWith(hippo.updatePkg('n', { userId: 'u', updates: [{ key: 'Name', value: 'A' }] }), 'invalid_request', /unknown field `userId`/);
   await rejectsWith(
@@ -37,7 +39,7 @@ test('a request key the route does not know is named, with its snake_case spelli
     'invalid_request',
     /unknown field `memories\.0\.metadata`/,
   );
-  await rejectsWith(hippo.retrieve('n', { query: 'jazz', timeHint: 'yesterday' }), 'invalid_request', /did you mean `time_hint`/);
+  assert.deepEqual(await hippo.retrieve('n', { query: 'jazz', timeHint: 'yesterday' }), await hippo.retrieve('n', { query: 'jazz' }));
   await rejectsWith(hippo.listMemories('n', { includeSuperseded: true }), 'invalid_request', /unknown field `includeSuperseded`.*did you mean `include_superseded`\?/);
   await rejectsWith(hippo.getConversation('n', { sinceSeq: 0 }), 'invalid_request', /unknown field `sinceSeq`/);
   const [first] = (await hippo.listMemories('n')).memories;

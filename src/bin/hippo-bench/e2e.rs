@@ -166,8 +166,8 @@ impl Product {
                 .unwrap_or(Timestamp(night_after(last).ms() + 9 * HOUR_MS));
             clock.set(asked);
             let req = RetrievalRequest {
-                query: Some(q.text.clone()),
-                max_results: Some(json!(10)),
+                query: q.text.clone(),
+                max_results: Some(10),
                 ..RetrievalRequest::default()
             };
             let t = Instant::now();

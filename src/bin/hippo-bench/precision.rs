@@ -231,8 +231,8 @@ fn ask(
     Ok(match route {
         Route::After => {
             let req = RetrievalRequest {
-                query: Some(query.to_string()),
-                max_results: Some(json!(k)),
+                query: query.to_string(),
+                max_results: Some(k as i64),
                 ..RetrievalRequest::default()
             };
             block_on(hippo.retrieve(npcid, req))

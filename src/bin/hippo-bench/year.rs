@@ -251,8 +251,8 @@ fn ask(
     question: &str,
 ) -> Result<(Vec<(String, String)>, Duration), String> {
     let req = RetrievalRequest {
-        query: Some(question.to_string()),
-        max_results: Some(json!(10)),
+        query: question.to_string(),
+        max_results: Some(10),
         ..RetrievalRequest::default()
     };
     let t = Instant::now();

@@ -5,12 +5,13 @@
 //! `lingfei.json`, compiled in; the seed is an import of one export document with fixed ids,
 //! so seeding twice (or two first requests at once) writes the same rows.
 
-use hippo::api::{NpcExport, RetrievalRequest, RetrievalResponse, EXPORT_FORMAT, EXPORT_VERSION};
+use hippo::api::{NpcExport, RetrievalResponse, EXPORT_FORMAT, EXPORT_VERSION};
 use hippo::diary::Diary;
 use hippo::error::Error;
 use hippo::memory::{Memory, MemoryType};
 use hippo::npc::Npc;
 use hippo::pkg::{Pkg, PkgValue};
+use hippo::retrieval::protocol::ParsedRetrieval;
 use hippo::time::Timestamp;
 use hippo::Hippo;
 use serde::Deserialize;
@@ -95,10 +96,7 @@ thread_local! {
 /// not be able to cause writes, so what it returns is not reinforced). Seeds character 01 if
 /// this database lacks it (once per data version), and again if it vanished since (an admin
 /// may delete `__demo_01` like any NPC).
-pub async fn retrieve(
-    hippo: &Hippo,
-    request: RetrievalRequest,
-) -> Result<RetrievalResponse, Error> {
+pub async fn retrieve(hippo: &Hippo, request: ParsedRetrieval) -> Result<RetrievalResponse, Error> {
     if !SEEDED.with(Cell::get) {
         ensure_seeded(hippo).await?;
     }

@@ -6,10 +6,9 @@ use futures_util::StreamExt;
 use wasm_bindgen::JsCast;
 use worker::Request;
 
-/// Body limit of `/api/*` (SPEC §3.1).
+/// Body limit of `/api/*` (SPEC §3.1). memory_retrieval's is the core's
+/// (`hippo::retrieval::protocol::MAX_REQUEST_BYTES`), which the npm package applies too.
 pub const API_LIMIT: usize = 256 * 1024;
-/// Body limit of memory_retrieval (SPEC §3.1).
-pub const RETRIEVAL_LIMIT: usize = 16 * 1024;
 
 /// Reads the body, refusing more than `limit` bytes (413) before anything is parsed. A
 /// declared `Content-Length` over the limit is refused without reading; a body without one

@@ -65,12 +65,9 @@ impl HttpError {
         )
     }
 
+    /// A body over `limit` bytes: the core's error, so the npm package says the same.
     pub fn too_large(limit: usize) -> Self {
-        Self::new(
-            413,
-            "request_too_large",
-            format!("request body is larger than {} KiB", limit / 1024),
-        )
+        hippo::retrieval::protocol::body_too_large(limit).into()
     }
 
     pub fn not_configured(message: impl Into<String>) -> Self {

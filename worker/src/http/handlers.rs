@@ -4,14 +4,14 @@
 //! first (the token, or the demo character) and parse with the same protocol function.
 
 use super::auth::require_admin;
-use super::body::{self, query_pairs, API_LIMIT, RETRIEVAL_LIMIT};
+use super::body::{self, query_pairs, API_LIMIT};
 use super::error::HttpError;
 use super::routes::{Access, Op, Route};
 use crate::app::App;
 use crate::config::{self, Config};
 use crate::demo;
-use hippo::api::{param, Caller, Operation, RawRequest, Reply as CoreReply, RetrievalRequest};
-use hippo::retrieval::protocol::{parse_retrieval_request, ParsedRetrieval};
+use hippo::api::{param, Caller, Operation, RawRequest, Reply as CoreReply};
+use hippo::retrieval::protocol::{parse_retrieval_request, ParsedRetrieval, MAX_REQUEST_BYTES};
 use serde::Serialize;
 use serde_json::json;
 use worker::{Request, Response, RouteContext};
@@ -123,12 +123,12 @@ fn dashboard_asset(path: &str) -> Reply {
     Ok(response)
 }
 
-/// A memory_retrieval body: 413 over 16 KiB (counted while it streams in), then the
+/// A memory_retrieval body: 413 over the core's limit (counted while it streams in), then the
 /// protocol's lenient parse (unknown fields ignored, `max_results` clamped; 400 only for a
 /// missing query or a body that is not a JSON object): what `Operation::parse` does for
-/// `OpKind::Retrieve`.
+/// `OpKind::Retrieve`, and so what the npm package does.
 async fn retrieval_body(req: &mut Request) -> Result<ParsedRetrieval, HttpError> {
-    let bytes = body::read_limited(req, RETRIEVAL_LIMIT).await?;
+    let bytes = body::read_limited(req, MAX_REQUEST_BYTES).await?;
     Ok(parse_retrieval_request(&bytes)?)
 }
 
@@ -162,23 +162,7 @@ async fn retrieve(app: &App, caller: Option<&Caller>, parsed: ParsedRetrieval) -
                 }
             }
         }
-        None => {
-            let request = RetrievalRequest {
-                live_id: parsed.live_id.map(serde_json::Value::String),
-                query: Some(parsed.query),
-                reason: parsed.reason,
-                memory_types: Some(
-                    parsed
-                        .memory_types
-                        .iter()
-                        .map(|t| t.as_str().to_string())
-                        .collect(),
-                ),
-                time_hint: parsed.time_hint,
-                max_results: Some(json!(parsed.max_results)),
-            };
-            (demo::DEMO_NPCID, demo::retrieve(&app.hippo, request).await?)
-        }
+        None => (demo::DEMO_NPCID, demo::retrieve(&app.hippo, parsed).await?),
     };
     worker::console_log!(
         "memory_retrieval npc={npcid} results={} ms={} reason={reason:?}",
