@@ -114,7 +114,7 @@ fn one_slot_per_exchange(kept: Vec<Ranked>, how: Selection) -> Vec<Ranked> {
 }
 
 /// Whether conversation turn `a` is next to turn `b` in its session: a turn's `context` holds
-/// its neighbours as "Speaker: text" lines (dream::pipeline::records), and `b.summary` is
+/// its neighbours as "Speaker: text" lines (`dream::records`), and `b.summary` is
 /// its text without the label.
 fn next_to(a: &Candidate, b: &Candidate) -> bool {
     b.kind == CandidateKind::Conversation
