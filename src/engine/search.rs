@@ -19,7 +19,9 @@ use crate::pkg::{PkgValue, MULTI_VALUE_LIMITS};
 use crate::ports::{LexicalQuery, MemoryFilter, VectorFilter, Write, WriteBatch};
 use crate::retrieval::embed_cache::{text_key, TextKey};
 use crate::retrieval::protocol;
-use crate::retrieval::query::{analyse, is_dialogue, Names, Speaker, VOICED_SUBJECT_STRENGTH};
+use crate::retrieval::query::{
+    analyse, is_dialogue, split_speaker, Names, VOICED_SUBJECT_STRENGTH,
+};
 use crate::retrieval::rank::{self, Candidate, CandidateKind, RankRequest, Ranked};
 use crate::retrieval::select::{select, Selection};
 use crate::retrieval::terms;
@@ -518,20 +520,6 @@ fn memory_candidate(m: Memory, sim: Option<f32>, now: Timestamp, hippo: &Hippo) 
     c.vector_similarity = sim;
     c.context = m.context;
     c
-}
-
-/// The speaker label of a stored turn ([`crate::dream::records::chunk_text`]) and the words.
-pub(super) fn split_speaker(summary: &str) -> (Option<Speaker>, &str) {
-    for (label, speaker) in [
-        ("User: ", Some(Speaker::User)),
-        ("Assistant: ", Some(Speaker::Character)),
-        ("Summary: ", None),
-    ] {
-        if let Some(text) = summary.strip_prefix(label) {
-            return (speaker, text);
-        }
-    }
-    (None, summary)
 }
 
 /// The names a query may call the user and the character by: the PKG's Name and Nickname,

@@ -3,13 +3,13 @@
 //! kept of those turns — never the log's raw words, which may hold what the sensitivity
 //! detector removed.
 
-use super::search::split_speaker;
 use super::Hippo;
 use crate::api::SourceTurn;
 use crate::conversation::{EntryKind, Role, Turn};
 use crate::dream::records::content_record_id;
 use crate::error::Result;
 use crate::retrieval::protocol::truncate_summary;
+use crate::retrieval::query::split_speaker;
 use crate::retrieval::rank::Ranked;
 use crate::sensitive;
 

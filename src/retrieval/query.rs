@@ -32,6 +32,20 @@ pub enum Speaker {
     Character,
 }
 
+/// The speaker label of a stored turn ([`crate::dream::records::chunk_text`]) and the words.
+pub fn split_speaker(summary: &str) -> (Option<Speaker>, &str) {
+    for (label, speaker) in [
+        ("User: ", Some(Speaker::User)),
+        ("Assistant: ", Some(Speaker::Character)),
+        ("Summary: ", None),
+    ] {
+        if let Some(text) = summary.strip_prefix(label) {
+            return (speaker, text);
+        }
+    }
+    (None, summary)
+}
+
 /// The names a query may use for the user and for the character (besides "user" / "用户",
 /// "assistant" / "助手"): the PKG's Name and Nickname, the NPC's display name.
 #[derive(Debug, Clone, PartialEq, Default)]

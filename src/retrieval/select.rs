@@ -15,7 +15,7 @@
 //!    character's reply next to a user turn in the answer waits until the other items are in
 //!    ([`one_slot_per_exchange`]).
 
-use super::query::Speaker;
+use super::query::{split_speaker, Speaker};
 use super::rank::{Candidate, CandidateKind, Ranked};
 use crate::memory::strength::{tier, Tier};
 use std::collections::HashSet;
@@ -114,14 +114,14 @@ fn one_slot_per_exchange(kept: Vec<Ranked>, how: Selection) -> Vec<Ranked> {
 }
 
 /// Whether conversation turn `a` is next to turn `b` in its session: a turn's `context` holds
-/// its neighbours as "Speaker: text" lines (`dream::records`), and `b.summary` is
-/// its text without the label.
+/// its neighbours as stored turns ("Speaker: text", `dream::records`), and `b.summary` is its
+/// text without the label.
 fn next_to(a: &Candidate, b: &Candidate) -> bool {
     b.kind == CandidateKind::Conversation
         && !b.summary.is_empty()
-        && a.context.lines().any(|line| {
-            line.strip_suffix(b.summary.as_str())
-                .is_some_and(|label| label.ends_with(": "))
+        && a.context.lines().any(|line| match split_speaker(line) {
+            (Some(_), text) => text == b.summary,
+            (None, _) => false,
         })
 }
 
