@@ -11,6 +11,7 @@ setup:
 
 lint: setup
 	cargo fmt --all -- --check
+	python3 scripts/import-cycles.py src worker/src pkg/src
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo clippy -p hippo-worker --all-targets --features test-hooks -- -D warnings
 # The npm retrieval benchmark's example (make bench-npm) builds only with the `bench` feature.
@@ -41,7 +42,7 @@ bench:
 	LOCOMO=$(LOCOMO) bash scripts/bench-retrieval.sh
 	./target/release/hippo-bench latency
 
-# Issue 17's benchmarks (docs/BENCHMARKS.md "A memory that remembers"), on the bench-fast profile:
+# The end-to-end memory benchmarks (docs/BENCHMARKS.md "A memory that remembers"), on the bench-fast profile:
 # precision on the labelled set (before/after the relevance floor); recall of facts stated once in a
 # year of daily conversation, by age; retrieve latency of a year of conversation vs 10k typed memories.
 bench-precision:
@@ -113,7 +114,7 @@ bench-npm-persistence: pkg
 # --- end npm ---
 
 # --- security ---
-# Issue 7, schema and hostile-input half. `make schemathesis`: PyPI schemathesis against the
+# Schema and hostile-input testing. `make schemathesis`: PyPI schemathesis against the
 # local Worker's /openapi.json (no 5xx, responses match the schema). `make test-security`:
 # hostile input, the isolation matrix and the export/import round trip, in Miniflare.
 .PHONY: schemathesis test-security

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Writes the fuzzers' committed seed corpora (fuzz/seeds/<target>/) and dictionaries
 // (fuzz/dict/<target>.dict): extreme numbers, dates and time units in English and Chinese,
-// so the class of input that panicked in issue 18 ("100000000 days ago") is where the fuzzers
+// so the class of input that once panicked ("100000000 days ago") is where the fuzzers
 // start, not something they must stumble on. `node scripts/fuzz-seeds.mjs` rewrites both;
 // scripts/fuzz.sh passes them to cargo fuzz.
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";

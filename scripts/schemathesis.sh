@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make schemathesis`: property-based schema testing of the local Worker (issue 7). Builds the
+# `make schemathesis`: property-based schema testing of the local Worker. Builds the
 # Worker, serves it with `wrangler dev` on a free loopback port with a throwaway local D1 and a
 # known admin token, creates NPCs so paths resolve, then runs PyPI schemathesis against
 # /openapi.json with the checks not_a_server_error and response_schema_conformance:

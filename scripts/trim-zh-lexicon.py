@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Regenerates src/dream/text/zh_lexicon.txt, the trimmed Chinese word list the built-in
-dream segments with (src/dream/text/segment.rs).
+"""Regenerates src/text/zh_lexicon.txt, the trimmed Chinese word list the built-in
+dream segments with (src/text/segment.rs).
 
 Source: jieba's dictionary (MIT licence), as shipped in the jieba-rs crate
 (src/data/dict.txt: `word frequency tag`, 349,045 entries). The whole dictionary is 5 MB

@@ -18,11 +18,39 @@ use crate::time::Timestamp;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-mod access;
+pub(crate) mod access;
 mod lenient;
 mod operation;
+pub mod protocol;
 pub use access::{visible_to_tokens, Caller};
 pub use operation::{param, parse_body, OpKind, Operation, RawRequest, Reply};
+
+/// Page size bounds of `GET /api/conversation`.
+pub const LOG_PAGE_DEFAULT: usize = 100;
+pub const LOG_PAGE_MAX: usize = 1_000;
+/// Page size bounds of `GET /api/npc`.
+pub const NPC_PAGE_DEFAULT: usize = 50;
+pub const NPC_PAGE_MAX: usize = 500;
+
+/// Query of `GET /api/memories/{npcid}`. The Worker reads it from the query string (see
+/// [`Operation::parse`]); the npm package reads it with serde, which refuses a key it does not know.
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListMemoriesQuery {
+    /// Types to keep; empty = all. Unknown names are ignored.
+    #[serde(default)]
+    pub types: Vec<String>,
+    /// `memory` (default), `content`, `emotion` or `all`.
+    #[serde(default)]
+    pub collection: Option<String>,
+    #[serde(default)]
+    pub include_superseded: bool,
+    #[serde(default)]
+    pub offset: usize,
+    /// Default 50, at most 500.
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
 
 /// `{"status": "ok"}` plus nothing else.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -404,7 +432,7 @@ pub struct SourceTurn {
 
 /// `POST /memory_retrieval` (SPEC §3.4) as sent, read leniently (`lenient`); unknown fields
 /// are ignored. Its validated form, what the engine runs, is
-/// [`crate::retrieval::protocol::ParsedRetrieval`].
+/// [`crate::api::protocol::ParsedRetrieval`].
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct RetrievalRequest {
     /// For logs only (the token decides the scope, never the body).
@@ -448,7 +476,7 @@ pub struct RebuildResponse {
     pub vectors: usize,
 }
 
-// ---- Session brief (issue 16) ----
+// ---- Session brief ----
 
 /// `POST /api/npc/{npcid}/brief`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

@@ -1,4 +1,4 @@
-//! The session brief (issue 16): a compact text for a character's system prompt, packed
+//! The session brief: a compact text for a character's system prompt, packed
 //! within a token budget. This module is pure: token counting, the brief's layout and the
 //! packing; `engine/brief.rs` gathers the lines from the NPC's state.
 //!
@@ -11,8 +11,8 @@
 //! count is at or above theirs in the typical case; leave headroom when a model's context
 //! is tight.
 
-use crate::dream::text::cut_chars;
-use crate::retrieval::protocol::for_character;
+use crate::text::cut_chars;
+use crate::text::for_character;
 use serde::{Deserialize, Serialize};
 
 /// The parts of a brief, in the order they are written.

@@ -4,7 +4,7 @@
 //! through the traits in [`ports`] (store, vector index, embedder, LLM, HTTP client, clock),
 //! which the Worker (`worker/`) and the npm package (`pkg/`) implement. [`engine::Hippo`] is
 //! the one entry point both bindings call; each module below holds one concept's rules.
-// Panics must be unreachable from input (issue 18): see clippy.toml for what else is enforced.
+// Panics must be unreachable from input: see clippy.toml for what else is enforced.
 #![deny(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -26,15 +26,16 @@ pub mod json;
 pub mod llm;
 pub mod mcp;
 pub mod memory;
-pub mod nfkc;
+mod nfkc;
 pub mod npc;
-pub mod order;
+mod order;
 pub mod pkg;
 pub mod ports;
 pub mod relationship;
 pub mod retrieval;
 pub mod sensitive;
 pub mod store;
+pub mod text;
 pub mod time;
 
 pub use engine::Hippo;

@@ -1,4 +1,4 @@
-//! The MCP tools (issue 16), defined once for both transports: the Worker's Streamable HTTP
+//! The MCP tools, defined once for both transports: the Worker's Streamable HTTP
 //! endpoint (`worker/src/http/mcp.rs`) and the npm package's stdio server (`pkg/node/mcp.mjs`).
 //! A transport authenticates the caller, then lists [`tools`] and runs [`Hippo::call_tool`].
 //!

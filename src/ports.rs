@@ -218,7 +218,7 @@ pub struct MemoryFilter {
     pub limit: Option<usize>,
 }
 
-/// A lexical query: the core's tokens of the query text, each with a weight.
+/// A lexical query: the core's tokens of the query text, and the collections to search.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LexicalQuery {
     pub terms: Vec<String>,
@@ -339,24 +339,8 @@ pub trait VectorIndex {
     async fn delete_npc(&self, npcid: &str) -> PortResult<()>;
 }
 
-/// Similarity thresholds for conflict resolution (SPEC §2.3), declared by each embedder.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SimilarityThresholds {
-    /// At or above: the same fact (reinforce).
-    pub duplicate: f32,
-    /// At or above (and below `duplicate`): ambiguous, ask the LLM or the rules.
-    pub ambiguous: f32,
-}
-
-impl SimilarityThresholds {
-    /// For general-purpose sentence embedders (cosine), used by every binding for an
-    /// external embedder that declares none: paraphrases of one fact score above ~0.9;
-    /// related but distinct facts land in the 0.75–0.9 band.
-    pub const SENTENCE: SimilarityThresholds = SimilarityThresholds {
-        duplicate: 0.92,
-        ambiguous: 0.78,
-    };
-}
+/// Declared by each embedder: the bands conflict resolution reads its cosines with.
+pub use crate::memory::conflict::SimilarityThresholds;
 
 #[async_trait(?Send)]
 pub trait Embedder {

@@ -5,6 +5,9 @@
 #![deny(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 
 pub mod calendar;
+pub mod names;
+pub mod phrase;
+pub mod when;
 
 use chrono::{DateTime, Datelike, NaiveDate, NaiveTime, SecondsFormat, Timelike, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -134,7 +137,7 @@ impl<'de> Deserialize<'de> for Timestamp {
                 } else {
                     serde::de::Error::custom(format!(
                         "invalid timestamp: {:?}",
-                        crate::pkg::cut_chars(&t, 64)
+                        crate::text::cut_chars(&t, 64).to_owned()
                     ))
                 }
             }),

@@ -8,7 +8,7 @@
 use chrono::NaiveDate;
 use hippo::conversation::{EntryKind, Role, Turn};
 use hippo::dream::extract;
-use hippo::dream::text::{lang_of, Lang};
+use hippo::text::{lang_of, Lang};
 use hippo::time::Timestamp;
 use serde::Deserialize;
 use std::collections::BTreeMap;

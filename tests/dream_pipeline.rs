@@ -6,8 +6,9 @@ mod dream_support;
 
 use common::{json, never, run, t, TestStore};
 use dream_support::{Kind, ScriptedLlm};
+use hippo::api::ListMemoriesQuery;
 use hippo::api::*;
-use hippo::engine::{ListMemoriesQuery, Ports};
+use hippo::engine::Ports;
 use hippo::error::PortError;
 use hippo::ports::*;
 use hippo::retrieval::embed::BuiltinEmbedder;
@@ -693,7 +694,7 @@ const SECRET_ZH: &[(&str, &str)] = &[
     (
         "user",
         // Spaced as on the card: a contiguous 18-digit run overflows the date parser of
-        // src/dream/when/zh.rs in debug builds (fixed on the trust-panics branch).
+        // src/time/when/zh.rs in debug builds (fixed on the trust-panics branch).
         "我的身份证号是110101 19900307 4514。我家住在朝阳区建国路88号3单元1502室。",
     ),
     ("user", "其实我去年被确诊了抑郁症。下周还想去爬山。"),

@@ -3,8 +3,9 @@
 mod common;
 
 use common::*;
+use hippo::api::ListMemoriesQuery;
 use hippo::api::*;
-use hippo::engine::{ListMemoriesQuery, Ports};
+use hippo::engine::Ports;
 use hippo::pkg::PkgValue;
 use hippo::Error;
 use serde_json::json;
@@ -263,8 +264,7 @@ fn read_only_retrieval_writes_nothing_and_the_normal_one_reinforces() {
     };
     let generation = w.store.generation();
     for _ in 0..3 {
-        let request =
-            hippo::retrieval::protocol::parse_retrieval_request(br#"{"query": "jasmine tea"}"#);
+        let request = hippo::api::protocol::parse_retrieval_request(br#"{"query": "jasmine tea"}"#);
         let found = run(w.hippo.retrieve_read_only("ro", request.unwrap())).unwrap();
         assert_eq!(found.memories.len(), 1);
     }

@@ -258,7 +258,7 @@ mod query_tests {
     //! Options without a schema (`listMemories`, `getConversation`, `listNpcs`): their types
     //! refuse unknown fields themselves, in serde's words.
     use super::*;
-    use hippo::engine::ListMemoriesQuery;
+    use hippo::api::ListMemoriesQuery;
 
     fn refused(json: &str) -> String {
         let error = from_json::<ListMemoriesQuery>(json, None).unwrap_err();

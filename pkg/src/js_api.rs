@@ -13,7 +13,7 @@ use crate::convert::{from_js, property, request_json, to_js, to_js_error};
 use crate::options;
 use crate::storage::PersistedState;
 use hippo::api::{self, *};
-use hippo::engine::{ListMemoriesQuery, LOG_PAGE_DEFAULT, NPC_PAGE_DEFAULT, NPC_PAGE_MAX};
+use hippo::api::{ListMemoriesQuery, LOG_PAGE_DEFAULT, NPC_PAGE_DEFAULT, NPC_PAGE_MAX};
 use js_sys::Promise;
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;

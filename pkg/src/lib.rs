@@ -5,7 +5,7 @@
 //! [`js_ports`] (embedder, LLM and clock over JS callbacks), [`storage`] (the persisted
 //! in-memory store), [`options`] (what `Hippo.open` accepts), [`js_api`] (the class).
 //! The core never sees a JS value.
-// Panics must be unreachable from input (issue 18): see clippy.toml for what else is enforced.
+// Panics must be unreachable from input: see clippy.toml for what else is enforced.
 #![deny(
     clippy::unwrap_used,
     clippy::expect_used,

@@ -5,14 +5,13 @@
 //! sensitive items follow the memory_retrieval rule for it (docs/SECURITY.md): never shown,
 //! and invisible to the operations that change or delete one memory.
 
-use super::operation::{Operation, Reply};
+use super::operation::Operation;
 use super::OpKind;
 use crate::api::DreamReport;
 use crate::error::{Error, Result};
 use crate::memory::Memory;
 use crate::ports::Scope;
 use crate::sensitive;
-use crate::Hippo;
 
 /// Who is calling.
 #[derive(Debug, Clone, PartialEq)]
@@ -113,12 +112,12 @@ pub fn visible_to_tokens(m: &Memory) -> bool {
 }
 
 /// Whether the detector flags anything in `value`'s JSON text.
-fn flagged<T: serde::Serialize>(value: &T) -> bool {
+pub(crate) fn flagged<T: serde::Serialize>(value: &T) -> bool {
     serde_json::to_string(value).map_or(true, |text| sensitive::category_of(&text).is_some())
 }
 
 /// A dream report as a token sees it: the same counts, without what is sensitive.
-fn report_for_tokens(report: &mut DreamReport) {
+pub(crate) fn report_for_tokens(report: &mut DreamReport) {
     if let Some(diary) = &mut report.diary {
         if sensitive::category_of(&diary.diary_text).is_some() {
             diary.diary_text.clear();
@@ -130,59 +129,6 @@ fn report_for_tokens(report: &mut DreamReport) {
         x.entity_ops.retain(|op| !flagged(op));
         x.memories
             .retain(|m| !m.sensitive && sensitive::category_of(&m.summary).is_none());
-    }
-}
-
-impl Hippo {
-    /// Runs `op` for `caller`: [`Caller::authorize`], then [`Hippo::execute`], with the
-    /// token's view of sensitive items (see the module documentation).
-    pub async fn execute_as(&self, caller: &Caller, op: Operation) -> Result<Reply> {
-        caller.authorize(&op)?;
-        if caller.is_admin() {
-            return self.execute(op).await;
-        }
-        match &op {
-            Operation::UpdateMemory { npcid, id, patch } => {
-                self.require_visible(npcid, id).await?;
-                if patch.sensitive == Some(false) {
-                    return Err(Error::Unauthorized(
-                        "only the admin may clear a memory's sensitive mark".into(),
-                    ));
-                }
-            }
-            Operation::DeleteMemory { npcid, id } => self.require_visible(npcid, id).await?,
-            _ => {}
-        }
-        let mut reply = self.execute(op).await?;
-        match &mut reply {
-            Reply::Pkg(view) => view
-                .pkg
-                .retain(|key, value| sensitive::key_category(key).is_none() && !flagged(value)),
-            Reply::Relationship(view) => {
-                view.relationship.retain(|_, entity| !flagged(entity));
-                view.count = view.relationship.len();
-            }
-            Reply::Memories(list) => {
-                list.memories.retain(|m| visible_to_tokens(&m.memory));
-                list.count = list.memories.len();
-            }
-            Reply::Dream(response) => report_for_tokens(&mut response.report),
-            _ => {}
-        }
-        Ok(reply)
-    }
-
-    /// 404 for a memory a token may not see, as for one that does not exist.
-    async fn require_visible(&self, npcid: &str, id: &str) -> Result<()> {
-        let found = self
-            .ports()
-            .store
-            .memories_by_id(npcid, &[id.to_string()])
-            .await?;
-        match found.first() {
-            Some(m) if visible_to_tokens(m) => Ok(()),
-            _ => Err(Error::not_found(format!("memory {id} does not exist"))),
-        }
     }
 }
 

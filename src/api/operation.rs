@@ -6,12 +6,10 @@
 //! status in one place by the binding.
 #![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
+use super::protocol::{parse_retrieval_request, ParsedRetrieval};
 use super::*;
-use crate::engine::{ListMemoriesQuery, LOG_PAGE_DEFAULT, NPC_PAGE_DEFAULT};
 use crate::error::{Error, Result};
 use crate::ids::validate_npcid;
-use crate::retrieval::protocol::{parse_retrieval_request, ParsedRetrieval};
-use crate::Hippo;
 use serde::de::DeserializeOwned;
 
 /// What a route does in the core. The Worker's route table names one per route it serves
@@ -374,90 +372,6 @@ impl Operation {
             | Operation::RebuildVectors { npcid }
             | Operation::Retrieve { npcid, .. } => Some(npcid),
         }
-    }
-}
-
-impl Hippo {
-    /// Runs a parsed request: the one entry the HTTP binding (and the whole-request fuzz
-    /// target) call.
-    pub async fn execute(&self, op: Operation) -> Result<Reply> {
-        Ok(match op {
-            Operation::ListNpcs { after, limit } => {
-                Reply::Npcs(self.list_npcs(after.as_deref(), limit).await?)
-            }
-            Operation::GetNpc { npcid } => Reply::Npc(self.get_npc(&npcid).await?),
-            Operation::PutNpc { npcid, request } => {
-                Reply::Npc(self.upsert_npc(&npcid, request).await?)
-            }
-            Operation::DeleteNpc { npcid } => {
-                self.delete_npc(&npcid).await?;
-                Reply::Ok(Ok::new())
-            }
-            Operation::GetPkg { npcid } => Reply::Pkg(self.get_pkg(&npcid).await?),
-            Operation::PutPkg { npcid, request } => {
-                Reply::PkgUpdated(self.update_pkg(&npcid, request).await?)
-            }
-            Operation::GetRelationship { npcid } => {
-                Reply::Relationship(self.get_relationships(&npcid).await?)
-            }
-            Operation::PostRelationship { npcid, request } => {
-                Reply::EntityOps(self.apply_entity_ops(&npcid, request).await?)
-            }
-            Operation::GetDiary { npcid } => Reply::Diary(self.get_diary(&npcid).await?),
-            Operation::Dream { npcid, dry_run } => Reply::Dream(DreamResponse {
-                status: "ok".into(),
-                report: self.dream(&npcid, dry_run).await?,
-            }),
-            Operation::AppendConversation { npcid, request } => {
-                Reply::Appended(self.append_conversation(&npcid, request).await?)
-            }
-            Operation::GetConversation {
-                npcid,
-                since,
-                limit,
-            } => Reply::Conversation(self.get_conversation(&npcid, since, limit).await?),
-            Operation::AddMemories { npcid, request } => {
-                Reply::MemoriesAdded(self.add_memories(&npcid, request).await?)
-            }
-            Operation::ListMemories { npcid, query } => {
-                Reply::Memories(self.list_memories(&npcid, query).await?)
-            }
-            Operation::UpdateMemory { npcid, id, patch } => {
-                Reply::MemoryUpdated(self.update_memory(&npcid, &id, patch).await?)
-            }
-            Operation::DeleteMemory { npcid, id } => {
-                self.delete_memory(&npcid, &id).await?;
-                Reply::Ok(Ok::new())
-            }
-            Operation::ForgetMemories { npcid } => Reply::Forgot(Forgot {
-                status: "ok".into(),
-                deleted: self.forget_all_memories(&npcid).await?,
-            }),
-            Operation::SearchMemories { npcid, request } => {
-                Reply::Search(self.search(&npcid, request).await?)
-            }
-            Operation::Brief { npcid, request } => Reply::Brief(self.brief(&npcid, request).await?),
-            Operation::IssueToken { npcid, request } => {
-                Reply::Token(self.issue_token(&npcid, request).await?)
-            }
-            Operation::RevokeToken { npcid, token_id } => {
-                self.revoke_token(&npcid, &token_id).await?;
-                Reply::Ok(Ok::new())
-            }
-            Operation::ExportNpc { npcid } => {
-                Reply::Export(Box::new(self.export_npc(&npcid).await?))
-            }
-            Operation::ImportNpc { npcid, document } => {
-                Reply::Npc(self.import_npc(&npcid, *document).await?)
-            }
-            Operation::RebuildVectors { npcid } => Reply::Rebuilt(RebuildResponse {
-                status: "ok".into(),
-                vectors: self.rebuild_vectors(&npcid).await?,
-            }),
-            Operation::Retrieve { npcid, request } => {
-                Reply::Retrieval(self.retrieve_parsed(&npcid, request).await?)
-            }
-        })
     }
 }
 

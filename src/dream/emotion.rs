@@ -6,7 +6,7 @@
 //! ("不难过", "not worried") it cancels the cue. Exclamation marks add a little. The strongest
 //! label wins; below [`MIN_INTENSITY`] there is no emotion.
 
-use crate::dream::text::{is_cjk, Lang};
+use crate::text::{is_cjk, Lang};
 
 /// Weaker signals than this are not an emotion.
 pub const MIN_INTENSITY: f64 = 0.3;
@@ -152,7 +152,7 @@ const NEGATED_POSITIVE: f64 = 0.7;
 
 /// The dominant emotion of `text` and its intensity (0..1), if any.
 pub fn detect(text: &str) -> Option<(String, f64)> {
-    let lang = crate::dream::text::lang_of(text);
+    let lang = crate::text::lang_of(text);
     let mut scores: Vec<(&'static str, f64)> = Vec::new();
     let mut add = |label: &'static str, w: f64| match scores.iter_mut().find(|(l, _)| *l == label) {
         Some((_, s)) => *s = s.max(w) + w.min(*s) * 0.3,

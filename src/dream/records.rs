@@ -10,11 +10,11 @@
 use crate::conversation::{EntryKind, Role, Turn};
 use crate::dream::emotion;
 use crate::dream::extract::MAX_SNIPPET_CHARS;
-use crate::dream::text::cut_chars;
 use crate::ids::sha256_hex;
 use crate::memory::{Collection, EmotionTag, Memory, MemoryType};
 use crate::npc::NpcSettings;
 use crate::sensitive::material::keep_safe_sentences;
+use crate::text::cut_chars;
 
 /// Longest content chunk, in characters.
 pub const MAX_CHUNK_CHARS: usize = crate::memory::MAX_SUMMARY_CHARS;

@@ -10,9 +10,9 @@ use crate::conversation::{EntryKind, Role, Turn};
 use crate::diary::DiaryEntry;
 use crate::dream::emotion;
 use crate::dream::extract::{extract, ExtractedMemory, Signal};
-use crate::dream::text::segment::{segment, WordClass};
-use crate::dream::text::{self, capitalize_first, cut_chars, Lang};
 use crate::memory::MemoryType;
+use crate::text::segment::{segment, WordClass};
+use crate::text::{self, capitalize_first, cut_chars, Lang};
 
 /// Words that make a diary sentence worth keeping when `prior` must shrink.
 const SALIENT_CUES: &[&str] = &[

@@ -12,9 +12,6 @@ pub const MAX_TURN_CHARS: usize = 8_000;
 /// A conversation summary entry (what an app condensed earlier turns into).
 pub const MAX_CONVERSATION_SUMMARY_CHARS: usize = 8_000;
 pub const MAX_SESSION_ID_CHARS: usize = 128;
-/// Page size bounds of `GET /api/conversation`.
-pub const LOG_PAGE_DEFAULT: usize = 100;
-pub const LOG_PAGE_MAX: usize = 1_000;
 
 /// The index a session's summary is stored under: one summary per session, so a re-sent
 /// summary is a duplicate like a re-sent turn.
@@ -163,7 +160,7 @@ impl Hippo {
         limit: usize,
     ) -> Result<ConversationView> {
         let npc = self.require_npc(npcid).await?;
-        let limit = limit.clamp(1, LOG_PAGE_MAX);
+        let limit = limit.clamp(1, crate::api::LOG_PAGE_MAX);
         Ok(ConversationView {
             npcid: npcid.to_string(),
             turns: self.ports.store.turns(npcid, since, limit).await?,

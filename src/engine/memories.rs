@@ -5,7 +5,7 @@ use super::ingest::{embedding_text, vector_item};
 use super::new_memory::{
     check_category, check_keywords, check_summary, check_type, check_unit, NewMemory,
 };
-use super::{Hippo, ListMemoriesQuery};
+use super::Hippo;
 use crate::api::*;
 use crate::error::{Error, Result};
 use crate::ids::validate_npcid;

@@ -9,6 +9,7 @@ mod brief;
 mod commit;
 mod conversation;
 mod dream;
+mod execute;
 mod ingest;
 mod memories;
 mod new_memory;
@@ -21,11 +22,10 @@ mod transfer;
 pub use crate::memory::{MAX_CONTEXT_CHARS, MAX_KEYWORDS, MAX_KEYWORD_CHARS, MAX_SUMMARY_CHARS};
 pub use brief::{BRIEF_DEFAULT_TOKENS, BRIEF_MAX_TOKENS};
 pub(crate) use commit::CommitError;
-pub use conversation::{LOG_PAGE_DEFAULT, LOG_PAGE_MAX, MAX_TURN_CHARS};
+pub use conversation::MAX_TURN_CHARS;
 pub use ingest::{embedding_text, MemoryPlan};
 pub use memories::{MEMORY_PAGE_DEFAULT, MEMORY_PAGE_MAX};
 pub use new_memory::NewMemory;
-pub use npcs::{NPC_PAGE_DEFAULT, NPC_PAGE_MAX};
 pub use sources::MAX_SOURCES_PER_ITEM;
 
 use crate::error::{Error, Result};
@@ -47,26 +47,6 @@ pub struct Ports {
     /// `None`: the built-in extractor and summarizer serve.
     pub llm: Option<Rc<dyn Llm>>,
     pub clock: Rc<dyn Clock>,
-}
-
-/// Query of `GET /api/memories/{npcid}`. The Worker reads it from the query string (see
-/// `api::operation`); the npm package reads it with serde, which refuses a key it does not know.
-#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ListMemoriesQuery {
-    /// Types to keep; empty = all. Unknown names are ignored.
-    #[serde(default)]
-    pub types: Vec<String>,
-    /// `memory` (default), `content`, `emotion` or `all`.
-    #[serde(default)]
-    pub collection: Option<String>,
-    #[serde(default)]
-    pub include_superseded: bool,
-    #[serde(default)]
-    pub offset: usize,
-    /// Default 50, at most 500.
-    #[serde(default)]
-    pub limit: Option<usize>,
 }
 
 /// The meta key recording which embedder the database's vectors come from.

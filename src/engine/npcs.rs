@@ -28,9 +28,6 @@ pub(crate) fn npc_view(npc: &Npc, created: bool) -> NpcView {
 
 /// The longest display name accepted.
 pub const MAX_DISPLAY_NAME_CHARS: usize = 200;
-/// Page size bounds of `GET /api/npc`.
-pub const NPC_PAGE_DEFAULT: usize = 50;
-pub const NPC_PAGE_MAX: usize = 500;
 
 /// `display_name`: at most [`MAX_DISPLAY_NAME_CHARS`] characters (the NPC route and import).
 pub(crate) fn check_display_name(name: &str) -> Result<()> {
@@ -108,7 +105,7 @@ impl Hippo {
 
     /// NPCs in id order; `after` is the last id of the previous page.
     pub async fn list_npcs(&self, after: Option<&str>, limit: usize) -> Result<NpcList> {
-        let limit = limit.clamp(1, NPC_PAGE_MAX);
+        let limit = limit.clamp(1, crate::api::NPC_PAGE_MAX);
         let page = self.ports.store.list_npcs(after, limit + 1).await?;
         let more = page.len() > limit;
         let npcs: Vec<NpcView> = page

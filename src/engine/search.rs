@@ -9,6 +9,7 @@
 
 use super::dream::{diary_record_id, DIARY_CONFIDENCE};
 use super::Hippo;
+use crate::api::protocol;
 use crate::api::*;
 use crate::dream::records::{QUOTE_CONFIDENCE, QUOTE_SOURCE};
 use crate::error::{Error, Result};
@@ -18,15 +19,14 @@ use crate::npc::Npc;
 use crate::pkg::{PkgValue, MULTI_VALUE_LIMITS};
 use crate::ports::{LexicalQuery, MemoryFilter, VectorFilter, Write, WriteBatch};
 use crate::retrieval::embed_cache::{text_key, TextKey};
-use crate::retrieval::protocol;
 use crate::retrieval::query::{
     analyse, is_dialogue, split_speaker, Names, VOICED_SUBJECT_STRENGTH,
 };
 use crate::retrieval::rank::{self, Candidate, CandidateKind, RankRequest, Ranked};
 use crate::retrieval::select::{select, Selection};
 use crate::retrieval::terms;
-use crate::retrieval::timeparse::parse_time_range;
 use crate::sensitive;
+use crate::time::phrase::parse_time_range;
 use crate::time::Timestamp;
 use indexmap::IndexMap;
 use std::rc::Rc;

@@ -4,11 +4,11 @@
 //! detector removed.
 
 use super::Hippo;
+use crate::api::protocol::truncate_summary;
 use crate::api::SourceTurn;
 use crate::conversation::{EntryKind, Role, Turn};
 use crate::dream::records::content_record_id;
 use crate::error::Result;
-use crate::retrieval::protocol::truncate_summary;
 use crate::retrieval::query::split_speaker;
 use crate::retrieval::rank::Ranked;
 use crate::sensitive;

@@ -64,7 +64,7 @@ fn content_of(body: &str) -> PortResult<String> {
 }
 
 fn excerpt(body: &str) -> &str {
-    crate::dream::text::cut_chars(body.trim(), ERROR_EXCERPT_CHARS)
+    crate::text::cut_chars(body.trim(), ERROR_EXCERPT_CHARS)
 }
 
 #[async_trait(?Send)]

@@ -11,12 +11,12 @@
 //! becomes a write.
 
 use crate::dream::extract::{ExtractedMemory, Extraction};
-use crate::dream::text::cut_chars;
 use crate::memory::conflict::Verdict;
 use crate::memory::MemoryType;
 use crate::pkg::PkgUpdate;
 use crate::relationship::{EntityOp, OpKind};
 use crate::sensitive::Category;
+use crate::text::cut_chars;
 use crate::time::Timestamp;
 use serde_json::{Map, Value};
 
@@ -25,7 +25,7 @@ pub const MAX_RESPONSE_BYTES: usize = 64 * 1024;
 /// Most items of each list in an extraction.
 pub const MAX_ITEMS: usize = 50;
 // Longest memory summary an LLM may return, in characters: the memory_retrieval limit.
-use crate::retrieval::protocol::MAX_SUMMARY_CHARS;
+use crate::api::protocol::MAX_SUMMARY_CHARS;
 /// Longest name, key, keyword, title or alias, in characters.
 pub const MAX_SHORT_CHARS: usize = 128;
 pub const DEFAULT_IMPORTANCE: f64 = 0.5;

@@ -8,10 +8,10 @@
 
 use crate::conversation::{EntryKind, Role, Turn};
 use crate::diary::DiaryEntry;
-use crate::dream::text::cut_chars;
 use crate::pkg::{PkgField, PkgValue, MULTI_VALUE_LIMITS};
 use crate::ports::ChatMessage;
 use crate::relationship::Entity;
+use crate::text::cut_chars;
 use chrono::NaiveDate;
 use serde::Serialize;
 

@@ -8,10 +8,28 @@
 use super::Memory;
 use crate::ids::sha256_hex;
 use crate::nfkc::nfkc;
-use crate::ports::SimilarityThresholds;
 
 mod slot;
 pub use slot::subject_slot;
+
+/// Similarity thresholds for conflict resolution (SPEC §2.3), declared by each embedder.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SimilarityThresholds {
+    /// At or above: the same fact (reinforce).
+    pub duplicate: f32,
+    /// At or above (and below `duplicate`): ambiguous, ask the LLM or the rules.
+    pub ambiguous: f32,
+}
+
+impl SimilarityThresholds {
+    /// For general-purpose sentence embedders (cosine), used by every binding for an
+    /// external embedder that declares none: paraphrases of one fact score above ~0.9;
+    /// related but distinct facts land in the 0.75–0.9 band.
+    pub const SENTENCE: SimilarityThresholds = SimilarityThresholds {
+        duplicate: 0.92,
+        ambiguous: 0.78,
+    };
+}
 
 /// Text reduced to what it says: NFKC (folds full-width forms), lowercase, without
 /// punctuation, whitespace or control characters. Letters, digits and symbols such as emoji

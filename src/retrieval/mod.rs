@@ -2,7 +2,7 @@
 //! ranking function (SPEC §2.4).
 //!
 //! The flow every caller (memory_retrieval, the search route, the npm API) follows:
-//! 1. [`tokenize::tokenize_query`] the query; [`timeparse::parse_time_range`] the `time_hint`
+//! 1. [`tokenize::tokenize_query`] the query; [`crate::time::phrase::parse_time_range`] the `time_hint`
 //!    and the query;
 //! 2. candidate generation: the lexical index's top [`rank::LEXICAL_CANDIDATES`] ∪ the vector
 //!    index's top [`rank::VECTOR_CANDIDATES`], plus the small always-present sets (PKG fields,
@@ -13,12 +13,10 @@
 pub mod embed;
 pub mod embed_cache;
 pub mod lexical;
-pub mod protocol;
 pub mod query;
 pub mod rank;
 pub mod select;
 pub(crate) mod stopwords;
 pub mod terms;
-pub mod timeparse;
 pub mod tokenize;
 pub mod voice;

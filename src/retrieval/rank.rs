@@ -35,10 +35,10 @@
 use super::lexical::{bm25_term, idf, CONTEXT_WEIGHT, KEYWORD_BOOST};
 use super::query::{analyse, Names, Speaker, Subject};
 use super::terms::{analysed, Lookup, Term, TextTerms};
-use super::timeparse::DateRange;
 use crate::memory::MemoryType;
 use crate::ports::CorpusStats;
 use crate::sensitive::Category;
+use crate::time::phrase::DateRange;
 use crate::time::Timestamp;
 use indexmap::IndexMap;
 use std::collections::HashMap;

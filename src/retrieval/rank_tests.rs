@@ -2,8 +2,8 @@
 
 use super::*;
 use crate::retrieval::lexical::LexicalIndex;
-use crate::retrieval::timeparse::parse_time_range;
 use crate::retrieval::tokenize::tokenize_query;
+use crate::time::phrase::parse_time_range;
 
 fn now() -> Timestamp {
     Timestamp::parse("2026-04-08T12:00:00Z").unwrap()
@@ -312,7 +312,7 @@ fn token_by_token(c: &Candidate, terms: &[String], pairs: &[(String, String)]) -
         sentence_tf: Vec::new(),
         sentence_len: Vec::new(),
     };
-    let mut parts = crate::dream::text::sentences(&c.summary);
+    let mut parts = crate::text::sentences(&c.summary);
     if parts.is_empty() {
         parts.push(&c.summary);
     }

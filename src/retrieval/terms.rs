@@ -194,7 +194,7 @@ impl Analysed {
     /// The terms of each sentence of `text`.
     pub fn sentences(&self, text: &str) -> &[TextTerms] {
         self.sentences.get_or_init(|| {
-            let mut parts = crate::dream::text::sentences(text);
+            let mut parts = crate::text::sentences(text);
             if parts.is_empty() {
                 parts.push(text);
             }

@@ -8,7 +8,7 @@
 use super::query::Speaker;
 use super::rank::{Candidate, CandidateKind};
 use super::tokenize::{is_cjk, tokenize, tokenize_query};
-use crate::dream::text::sentences;
+use crate::text::sentences;
 use crate::time::Timestamp;
 use chrono::Datelike;
 use std::collections::HashSet;

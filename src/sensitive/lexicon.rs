@@ -1041,7 +1041,7 @@ pub(super) enum Tag {
 /// Many patterns searched in one pass: in buckets by their first character (ASCII by code,
 /// others by code modulo [`OTHER_BUCKETS`]), so a text costs one bucket look-up per character
 /// plus a comparison per pattern in it. ASCII patterns match on word boundaries, as
-/// [`crate::dream::text::find_word`] does.
+/// [`crate::text::find_word`] does.
 pub(super) struct Matcher {
     buckets: Vec<Vec<(&'static str, Tag)>>,
 }
@@ -1087,7 +1087,7 @@ impl Matcher {
             }
             let rest = &hay[i..];
             for &(pattern, tag) in &self.buckets[bucket_of(c)] {
-                if rest.starts_with(pattern) && crate::dream::text::is_word_at(hay, i, pattern) {
+                if rest.starts_with(pattern) && crate::text::is_word_at(hay, i, pattern) {
                     out.push((i, pattern, tag));
                 }
             }

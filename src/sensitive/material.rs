@@ -9,7 +9,7 @@
 //! the hiking trip mentioned next to a password is still found.
 
 use super::detect;
-use crate::dream::text::sentence_spans;
+use crate::text::sentence_spans;
 
 /// Shortest value whose repetition elsewhere is left out too (shorter ones are common words
 /// and numbers).

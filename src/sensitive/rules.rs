@@ -14,7 +14,7 @@
 
 use super::lexicon::*;
 use super::{Category, Finding};
-use crate::dream::text::{is_cjk, word_positions};
+use crate::text::{is_cjk, word_positions};
 use std::ops::Range;
 
 /// How far after a trigger (bytes) its value may start.

@@ -46,7 +46,7 @@ pub fn pkg_updates(data: &[u8]) {
 
 /// memory_retrieval bodies: parse or a clear error, never a panic; parsed values in range.
 pub fn retrieval_request(data: &[u8]) {
-    if let Ok(p) = hippo::retrieval::protocol::parse_retrieval_request(data) {
+    if let Ok(p) = hippo::api::protocol::parse_retrieval_request(data) {
         assert!((1..=10).contains(&p.max_results));
         assert!(!p.query.trim().is_empty());
     }
@@ -99,7 +99,7 @@ pub fn tokenizer(data: &[u8]) {
 pub fn time_expression(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let today = chrono::NaiveDate::from_ymd_opt(2026, 4, 8).expect("date");
-    if let Some(r) = hippo::retrieval::timeparse::parse_time_range(&text, today) {
+    if let Some(r) = hippo::time::phrase::parse_time_range(&text, today) {
         assert!(r.start <= r.end, "{text:?} gave {r:?}");
     }
 }
@@ -251,11 +251,10 @@ pub fn http_requests(data: &[u8]) {
                 let json = serde_json::to_vec(&reply).expect("every reply serializes");
                 if let Reply::Retrieval(r) = &reply {
                     assert!(r.memories.len() <= 10, "{} results", r.memories.len());
-                    assert!(json.len() <= hippo::retrieval::protocol::MAX_BODY_BYTES);
+                    assert!(json.len() <= hippo::api::protocol::MAX_BODY_BYTES);
                     for m in &r.memories {
                         assert!(
-                            m.summary.chars().count()
-                                <= hippo::retrieval::protocol::MAX_SUMMARY_CHARS
+                            m.summary.chars().count() <= hippo::api::protocol::MAX_SUMMARY_CHARS
                         );
                     }
                 }

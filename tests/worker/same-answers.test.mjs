@@ -9,7 +9,7 @@ import { ADMIN, startWorker } from "./harness.mjs";
 import { requireHippo } from "../npm/helpers.mjs";
 
 const NPC = "same";
-/** The status the Worker answers for each error code of the package (worker/src/http/error.rs). */
+/** The status the Worker answers for each error code of the package (worker/src/error.rs). */
 const STATUS = { invalid_request: 400, not_found: 404, request_too_large: 413 };
 
 let w;

@@ -9,7 +9,7 @@
 
 use crate::config::{Config, EmbedChoice, LlmChoice};
 use crate::d1::{memory_cache, D1Store, D1VectorIndex, Db, MemoryCache, VectorGenerations};
-use crate::http::error::HttpError;
+use crate::error::HttpError;
 use crate::net::embed::{OpenAiEmbedder, WorkersAiEmbedder};
 use crate::net::fetch::{FetchClient, RetryOnce};
 use crate::net::workers_ai::{WorkersAi, WorkersAiLlm};

@@ -9,7 +9,7 @@
 //! - [`demo`]: the fake provider's character; [`cron`]: scheduled dreaming;
 //! - `test_hooks` (feature `test-hooks`, test builds only): suites run inside the Worker by
 //!   the Node tests.
-// Panics must be unreachable from input (issue 18): see clippy.toml for what else is enforced.
+// Panics must be unreachable from input: see clippy.toml for what else is enforced.
 #![deny(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -25,11 +25,10 @@ pub mod cron;
 pub mod d1;
 pub mod dashboard;
 pub mod demo;
+pub mod error;
 pub mod http;
 pub mod llm;
 pub mod net;
-#[cfg(feature = "test-hooks")]
-pub mod test_hooks;
 pub mod vectorize;
 
 use worker::{event, Context, Env, Request, Response, ScheduleContext, ScheduledEvent};

@@ -2,8 +2,9 @@
 //! session by session into an in-memory Hippo (built-in engines, no LLM) and dreams after
 //! each session, as a nightly cron would. Prints dreams per second and what was extracted.
 
+use hippo::api::ListMemoriesQuery;
 use hippo::api::{ConversationAppend, DreamReport, NpcUpsert, TurnInput};
-use hippo::engine::{ListMemoriesQuery, Ports};
+use hippo::engine::Ports;
 use hippo::ports::FixedClock;
 use hippo::retrieval::embed::BuiltinEmbedder;
 use hippo::store::{MemoryStore, MemoryVectorIndex};
@@ -142,7 +143,7 @@ pub fn main(args: &[String]) -> i32 {
     };
     // The Chinese word list is built on first use; its cost is paid once per process.
     let started = std::time::Instant::now();
-    let words = hippo::dream::text::segment::segment("我的同学小红下周要来杭州").len();
+    let words = hippo::text::segment::segment("我的同学小红下周要来杭州").len();
     println!(
         "Chinese segmenter ready in {:.2} ms ({words} words in the probe)",
         started.elapsed().as_secs_f64() * 1e3

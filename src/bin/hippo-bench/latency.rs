@@ -15,7 +15,7 @@ use hippo::retrieval::embed::{dot, BuiltinEmbedder};
 use hippo::retrieval::lexical::LexicalIndex;
 use hippo::retrieval::rank::query_terms;
 use hippo::retrieval::rank::{rank, Candidate, CandidateKind, RankRequest, LEXICAL_CANDIDATES};
-use hippo::retrieval::timeparse::parse_time_range;
+use hippo::time::phrase::parse_time_range;
 use hippo::time::Timestamp;
 use serde_json::{json, Value};
 use std::collections::HashMap;

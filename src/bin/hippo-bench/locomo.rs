@@ -20,7 +20,7 @@ use hippo::retrieval::rank::{
     rank_with, Candidate, CandidateKind, RankRequest, Weights, LEXICAL_CANDIDATES, TIME_CANDIDATES,
     TIME_TURNS_MAX_DAYS, VECTOR_CANDIDATES, WEIGHTS,
 };
-use hippo::retrieval::timeparse::parse_time_range;
+use hippo::time::phrase::parse_time_range;
 use hippo::time::Timestamp;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};

@@ -1,4 +1,4 @@
-//! Retrieval time of an NPC with many PKG fields and relationship entities (issue 18, item 9):
+//! Retrieval time of an NPC with many PKG fields and relationship entities (the "structured candidates" cost):
 //! every retrieval ranks each of them, and used to embed each of them again. Times
 //! `Hippo::retrieve` on the in-memory ports with the vector cache off (capacity 0: the old
 //! behaviour) and on (a first, cold retrieval, then warm ones), at the caps and at the size

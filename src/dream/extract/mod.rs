@@ -29,11 +29,11 @@ mod zh;
 
 use crate::conversation::{Role, Turn};
 use crate::dream::emotion;
-use crate::dream::text::{self, Lang};
-use crate::dream::when;
 use crate::memory::MemoryType;
 use crate::pkg::{item_limit, PkgUpdate};
 use crate::relationship::{EntityOp, OpKind};
+use crate::text::{self, Lang};
+use crate::time::when;
 use crate::time::Timestamp;
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};

@@ -1,4 +1,4 @@
-// The inspection dashboard (issue 16): plain DOM, no framework. Every piece of data is put
+// The inspection dashboard: plain DOM, no framework. Every piece of data is put
 // in the page with textContent (memories are user text). The admin token lives in this tab's
 // sessionStorage and goes only into the Authorization header of same-origin /api calls.
 'use strict';

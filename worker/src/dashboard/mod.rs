@@ -1,4 +1,4 @@
-//! The inspection dashboard (issue 16): three static files compiled into the Worker and served
+//! The inspection dashboard: three static files compiled into the Worker and served
 //! at `/dashboard`. They hold no data: the page asks for the admin token, keeps it in the
 //! tab's sessionStorage, and calls the `/api` routes with it. A strict CSP allows only these
 //! files and same-origin requests.

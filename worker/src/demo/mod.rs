@@ -5,13 +5,13 @@
 //! `lingfei.json`, compiled in; the seed is an import of one export document with fixed ids,
 //! so seeding twice (or two first requests at once) writes the same rows.
 
+use hippo::api::protocol::ParsedRetrieval;
 use hippo::api::{NpcExport, RetrievalResponse, EXPORT_FORMAT, EXPORT_VERSION};
 use hippo::diary::Diary;
 use hippo::error::Error;
 use hippo::memory::{Memory, MemoryType};
 use hippo::npc::Npc;
 use hippo::pkg::{Pkg, PkgValue};
-use hippo::retrieval::protocol::ParsedRetrieval;
 use hippo::time::Timestamp;
 use hippo::Hippo;
 use serde::Deserialize;

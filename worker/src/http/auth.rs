@@ -1,6 +1,6 @@
 //! Credentials: the admin Bearer token of `/api/*`, and the token of memory_retrieval.
 
-use super::error::HttpError;
+use crate::error::HttpError;
 use hippo::ids::sha256_hex;
 
 /// Equality that takes the same time wherever the inputs differ. Both sides are hashed

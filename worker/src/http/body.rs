@@ -1,13 +1,13 @@
 //! Request bodies and query strings: the size limit, counted while the body streams in.
 //! Parsing is the core's (`hippo::api::Operation::parse`).
 
-use super::error::HttpError;
+use crate::error::HttpError;
 use futures_util::StreamExt;
 use wasm_bindgen::JsCast;
 use worker::Request;
 
 /// Body limit of `/api/*` (SPEC §3.1). memory_retrieval's is the core's
-/// (`hippo::retrieval::protocol::MAX_REQUEST_BYTES`), which the npm package applies too.
+/// (`hippo::api::protocol::MAX_REQUEST_BYTES`), which the npm package applies too.
 pub const API_LIMIT: usize = 256 * 1024;
 
 /// Reads the body, refusing more than `limit` bytes (413) before anything is parsed. A

@@ -5,13 +5,13 @@
 
 use super::auth::require_admin;
 use super::body::{self, query_pairs, API_LIMIT};
-use super::error::HttpError;
 use super::routes::{Access, Op, Route};
 use crate::app::App;
 use crate::config::{self, Config};
 use crate::demo;
+use crate::error::HttpError;
+use hippo::api::protocol::{parse_retrieval_request, ParsedRetrieval, MAX_REQUEST_BYTES};
 use hippo::api::{param, Caller, Operation, RawRequest, Reply as CoreReply};
-use hippo::retrieval::protocol::{parse_retrieval_request, ParsedRetrieval, MAX_REQUEST_BYTES};
 use serde::Serialize;
 use serde_json::json;
 use worker::{Request, Response, RouteContext};
@@ -105,7 +105,7 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
         }
         #[cfg(feature = "test-hooks")]
         Op::StoreSuite | Op::MemorySync | Op::VectorSuite | Op::FetchProbe | Op::MemoryProbe => {
-            crate::test_hooks::serve(route.op, &mut req, &app).await
+            crate::http::test_hooks::serve(route.op, &mut req, &app).await
         }
     }
 }

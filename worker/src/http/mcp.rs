@@ -9,8 +9,8 @@
 
 use super::auth::constant_time_eq;
 use super::body::{self, API_LIMIT};
-use super::error::{HttpError, Surface};
 use crate::app::App;
+use crate::error::{HttpError, Surface};
 use hippo::mcp::{self, Caller, PROTOCOL_VERSIONS};
 use hippo::Error;
 use serde_json::{json, Value};

@@ -7,13 +7,14 @@
 
 pub mod auth;
 pub mod body;
-pub mod error;
 mod handlers;
 pub mod mcp;
 pub mod openapi;
 pub mod routes;
+#[cfg(feature = "test-hooks")]
+pub mod test_hooks;
 
-use error::{HttpError, Surface};
+use crate::error::{HttpError, Surface};
 use routes::{Route, ROUTES};
 use worker::{Env, Method, Request, Response, RouteContext, Router};
 

@@ -1,8 +1,8 @@
 //! `GET /openapi.json`: OpenAPI 3.1, generated from the route table (paths, methods, auth,
 //! parameters, errors) plus the component schemas in `openapi_components.json`.
 
-use super::error::Surface;
 use super::routes::{Access, Op, Route, ROUTES};
+use crate::error::Surface;
 use serde_json::{json, Map, Value};
 
 const COMPONENTS: &str = include_str!("openapi_components.json");

@@ -1,7 +1,7 @@
 //! The route table: every route the Worker serves, once. The router is built from it and so
 //! is `/openapi.json`, so the two cannot drift apart.
 
-use super::error::Surface;
+use crate::error::Surface;
 use hippo::api::OpKind;
 use worker::Method;
 
@@ -238,11 +238,11 @@ pub static ROUTES: &[Route] = &[
     route!(Post "/memory_retrieval/fake" => FakeRetrieval, Public,
         "Demo provider: the built-in character 01 (灵绯), no token",
         req: Some("RetrievalRequest"), resp: "RetrievalResponse"),
-    // ---- MCP (issue 16) ----
+    // ---- MCP ----
     route!(Post "/mcp" => Mcp, McpToken,
         "MCP over Streamable HTTP (JSON-RPC 2.0): initialize, tools/list, tools/call",
         req: Some("JsonRpcRequest"), resp: "JsonRpcResponse"),
-    // ---- the inspection dashboard (issue 16) ----
+    // ---- the inspection dashboard ----
     route!(Get "/dashboard" => Dashboard, Static, "The inspection dashboard",
         req: None, resp: "Ok"),
     route!(Get "/dashboard/app.js" => Dashboard, Static, "The dashboard's script",

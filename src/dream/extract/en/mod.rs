@@ -8,11 +8,9 @@ mod tastes;
 
 use super::lexicon::{self, Circle, STYLE_INTENTS};
 use super::{keywords_of, Signal, Sink};
-use crate::dream::text::{
-    capitalize_first, clause, find_word, list_items, third_person, tidy_item, Lang,
-};
-use crate::dream::when;
 use crate::memory::MemoryType;
+use crate::text::{capitalize_first, clause, find_word, list_items, third_person, tidy_item, Lang};
+use crate::time::when;
 use people::*;
 use requests::*;
 use tastes::*;

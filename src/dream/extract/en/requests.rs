@@ -264,10 +264,7 @@ pub(super) fn appointment(s: &str, l: &str, sink: &mut Sink) -> bool {
     let last_day = w.end.unwrap_or(w.date);
     if about_user && (last_day < sink.day || (w.date <= sink.day && said_as_done(l))) {
         // Something that happened, dated: the whole sentence, as said.
-        let said = third_person(
-            crate::dream::text::cut_chars(&w.restate_all(s), 200),
-            Lang::En,
-        );
+        let said = third_person(crate::text::cut_chars(&w.restate_all(s), 200), Lang::En);
         sink.memory_at(
             Signal::Emotional,
             MemoryType::History,

@@ -6,10 +6,10 @@ mod tastes;
 
 use super::lexicon::{self, Circle, STYLE_INTENTS};
 use super::{keywords_of, Signal, Sink};
-use crate::dream::text::segment::{segment, WordClass};
-use crate::dream::text::{self, clause, list_items, tidy_item, Lang};
-use crate::dream::when;
 use crate::memory::MemoryType;
+use crate::text::segment::{segment, WordClass};
+use crate::text::{self, clause, list_items, tidy_item, Lang};
+use crate::time::when;
 use people::*;
 use requests::*;
 use tastes::*;

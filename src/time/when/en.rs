@@ -7,29 +7,6 @@
 
 use super::*;
 
-pub(super) const WEEKDAYS: [(&str, Weekday); 7] = [
-    ("monday", Weekday::Mon),
-    ("tuesday", Weekday::Tue),
-    ("wednesday", Weekday::Wed),
-    ("thursday", Weekday::Thu),
-    ("friday", Weekday::Fri),
-    ("saturday", Weekday::Sat),
-    ("sunday", Weekday::Sun),
-];
-
-/// A weekday by its English name or three-letter abbreviation ("saturday", "sat"): shared
-/// with retrieval's time grammar.
-pub(crate) fn weekday_named(word: &str) -> Option<Weekday> {
-    WEEKDAYS
-        .iter()
-        .find(|(name, _)| *name == word || (word.len() == 3 && name.starts_with(word)))
-        .map(|&(_, day)| day)
-}
-
-pub(super) const MONTHS: [&str; 12] = [
-    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
-];
-
 /// Words of `lower` with their byte spans.
 pub(super) fn words(lower: &str) -> Vec<(&str, usize, usize)> {
     let mut out = Vec::new();
@@ -54,38 +31,6 @@ pub(super) fn words(lower: &str) -> Vec<(&str, usize, usize)> {
         push(s, lower.len());
     }
     out
-}
-
-/// A month by its English name or abbreviation ("march", "sept", "oct"): shared with
-/// retrieval's time grammar.
-pub(crate) fn month_of(word: &str) -> Option<u32> {
-    if word.len() < 3 || word == "mayor" {
-        return None;
-    }
-    MONTHS
-        .iter()
-        .zip(1..)
-        .find(|(m, _)| word.starts_with(**m) && (word.len() == 3 || full_month(word)))
-        .map(|(_, n)| n)
-}
-
-pub(super) fn full_month(word: &str) -> bool {
-    [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "sept",
-        "october",
-        "november",
-        "december",
-    ]
-    .contains(&word)
 }
 
 pub(super) fn ordinal_day(word: &str) -> Option<u32> {
@@ -240,5 +185,5 @@ pub(super) fn split_suffix(word: &str) -> (&str, &str) {
 }
 
 pub(super) fn find_ascii_word(lower: &str, word: &str) -> bool {
-    crate::dream::text::find_word(lower, word).is_some()
+    crate::text::find_word(lower, word).is_some()
 }

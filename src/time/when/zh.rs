@@ -7,43 +7,6 @@
 
 use super::*;
 
-pub(super) fn zh_digit(c: char) -> Option<u32> {
-    (0..)
-        .zip("零一二三四五六七八九".chars())
-        .find(|(_, d)| *d == c)
-        .map(|(n, _)| n)
-        .or(match c {
-            '两' => Some(2),
-            '〇' => Some(0),
-            _ => c.to_digit(10),
-        })
-}
-
-/// A number below 10,000 written in Arabic digits or Chinese numerals, at the start of `s`:
-/// the value and the bytes it used. A longer run of digits is no number (and never
-/// overflows: "12345678901号" is not a day).
-pub(crate) fn zh_number(s: &str) -> Option<(u32, usize)> {
-    let mut value: Option<u32> = None;
-    let mut tens_seen = false;
-    let mut used: usize = 0;
-    for c in s.chars() {
-        if c == '十' {
-            value = Some(value.unwrap_or(1).checked_mul(10)?);
-            tens_seen = true;
-        } else if let Some(d) = zh_digit(c) {
-            value = Some(match value {
-                Some(v) if tens_seen => v.checked_add(d)?,
-                Some(v) => v.checked_mul(10)?.checked_add(d)?,
-                None => d,
-            });
-        } else {
-            break;
-        }
-        used = used.saturating_add(c.len_utf8());
-    }
-    value.filter(|v| *v < 10_000).map(|v| (v, used))
-}
-
 /// `s` from byte `at` on (empty past the end or inside a character).
 fn from(s: &str, at: usize) -> &str {
     s.get(at..).unwrap_or_default()

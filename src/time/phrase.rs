@@ -24,8 +24,8 @@
 //! every date is computed with checked arithmetic ([`crate::time::calendar`]): no text panics.
 #![deny(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 
-use crate::dream::when::chinese_number;
 use crate::time::calendar::{self, minus_days, plus_days};
+use crate::time::names::{self, weekday_named, zh_number};
 use crate::time::Timestamp;
 use chrono::{Datelike, NaiveDate};
 
@@ -177,7 +177,7 @@ fn lex(text: &str) -> (Vec<Tok>, Vec<(usize, usize)>) {
                 word.push(next);
             }
             out.push(number_of_word(&word).map_or(Tok::Word(word), Tok::Num));
-        } else if let Some((n, used)) = chinese_number(text.get(start..).unwrap_or_default()) {
+        } else if let Some((n, used)) = zh_number(text.get(start..).unwrap_or_default()) {
             // The dream's reading of a numeral run (one lexicon for both grammars).
             let end = start.saturating_add(used);
             while chars.next_if(|&(i, _)| i < end).is_some() {}
@@ -216,10 +216,6 @@ fn number_of_word(word: &str) -> Option<u32> {
         "twelve",
     ];
     (1..).zip(WORDS).find(|(_, w)| *w == word).map(|(n, _)| n)
-}
-
-fn month_of_word(word: &str) -> Option<u32> {
-    crate::dream::when::english_month(word)
 }
 
 /// A fixed phrase: CJK characters or English words. Compared token by token without building
@@ -509,7 +505,7 @@ fn match_numeric(tokens: &[Tok], today: NaiveDate, lookahead: i64) -> Option<(Da
     }
     let of = usize::from(is_word(at(1), &["of"]));
     if let Some(Tok::Word(w)) = at(of.saturating_add(1)) {
-        if let Some(m) = month_of_word(w) {
+        if let Some(m) = names::month_of(w) {
             let (year, used) = english_year(from(tokens, of.saturating_add(2)));
             let found = match year {
                 Some(y) => NaiveDate::from_ymd_opt(y, m, n),
@@ -554,7 +550,7 @@ fn match_words(tokens: &[Tok], today: NaiveDate, lookahead: i64) -> Option<(Date
         }
     }
     let month_at = |i: usize| match tokens.get(i) {
-        Some(Tok::Word(w)) => month_of_word(w),
+        Some(Tok::Word(w)) => names::month_of(w),
         _ => None,
     };
     if let Some(m) = month_at(0) {
@@ -583,7 +579,7 @@ fn weekday_of(tok: &Tok) -> Option<chrono::Weekday> {
     let Tok::Word(w) = tok else {
         return None;
     };
-    crate::dream::when::english_weekday(w)
+    weekday_named(w)
 }
 
 /// ", 2023" or "2023" after a day and month.

@@ -67,7 +67,7 @@ impl HttpError {
 
     /// A body over `limit` bytes: the core's error, so the npm package says the same.
     pub fn too_large(limit: usize) -> Self {
-        hippo::retrieval::protocol::body_too_large(limit).into()
+        hippo::api::protocol::body_too_large(limit).into()
     }
 
     pub fn not_configured(message: impl Into<String>) -> Self {

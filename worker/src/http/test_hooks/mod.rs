@@ -2,13 +2,16 @@
 //! assert on real bindings (D1 in Miniflare, a stand-in Vectorize). Compiled only with the
 //! `test-hooks` feature (the test build, worker/build-test); served only with
 //! `HIPPO_TEST_HOOKS=1` and the admin token (`http::handlers` checks both).
+//! Test code: the request-path lints of `http` (no unchecked arithmetic or indexing) do not
+//! apply to its fixtures.
+#![allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 
 mod memory_sync;
 
 use crate::app::App;
 use crate::d1::D1Store;
+use crate::error::HttpError;
 use crate::http::body::{self, API_LIMIT};
-use crate::http::error::HttpError;
 use crate::http::routes::Op;
 use crate::net::fetch::FetchClient;
 use hippo::error::PortError;

@@ -232,6 +232,21 @@ pub fn cut_chars(text: &str, max: usize) -> &str {
     }
 }
 
+/// Text as memory_retrieval hands it to a live character: without the explicit bidi
+/// formatting characters (embeddings, overrides, isolates: U+202A-U+202E, U+2066-U+2069),
+/// which can make text read differently from what it says ("Trojan Source"), and without
+/// control characters other than newline and tab. Stored text keeps them (exports and the
+/// admin search show it as written); the implicit marks (LRM, RLM, ALM) stay, they reorder
+/// nothing on their own.
+pub fn for_character(text: &str) -> String {
+    text.chars()
+        .filter(|&c| {
+            !matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+                && (!c.is_control() || c == '\n' || c == '\t')
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

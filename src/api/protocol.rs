@@ -14,13 +14,14 @@
 //! lowest-ranked items (JSON is never cut); `updated_at` RFC 3339; `confidence` is the memory's
 //! trust clamped to 0..1, never the score; nothing found → `{"memories": []}`.
 
-use super::rank::Ranked;
-pub use super::voice::Voice;
 use crate::api::{
     RetrievalRequest, RetrievalResponse, RetrievedMemory, SearchHit, SearchResponse, SourceTurn,
 };
 use crate::error::{Error, Result};
 use crate::memory::MemoryType;
+use crate::retrieval::rank::Ranked;
+pub use crate::retrieval::voice::Voice;
+use crate::text::for_character;
 
 pub const DEFAULT_MAX_RESULTS: usize = 5;
 pub const MAX_RESULTS_LIMIT: usize = 10;
@@ -144,21 +145,6 @@ pub fn render_retrieval(ranked: &[Ranked], voice: &Voice) -> RetrievalResponse {
     }
 }
 
-/// Text as memory_retrieval hands it to a live character: without the explicit bidi
-/// formatting characters (embeddings, overrides, isolates: U+202A-U+202E, U+2066-U+2069),
-/// which can make text read differently from what it says ("Trojan Source"), and without
-/// control characters other than newline and tab. Stored text keeps them (exports and the
-/// admin search show it as written); the implicit marks (LRM, RLM, ALM) stay, they reorder
-/// nothing on their own.
-pub fn for_character(text: &str) -> String {
-    text.chars()
-        .filter(|&c| {
-            !matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
-                && (!c.is_control() || c == '\n' || c == '\t')
-        })
-        .collect()
-}
-
 /// The search route's response: the same items with their score (and signals in debug mode),
 /// and with `sources` (one list per item, asked with `include_sources`), which count toward
 /// the body limit like the rest of the item.
@@ -196,10 +182,11 @@ fn within_body_limit<T: serde::Serialize>(
     for item in items {
         let len = serde_json::to_vec(&item).map_or(usize::MAX, |b| b.len());
         let separator = usize::from(!kept.is_empty());
-        if size.saturating_add(len + separator) > MAX_BODY_BYTES {
+        let after = size.saturating_add(len).saturating_add(separator);
+        if after > MAX_BODY_BYTES {
             break;
         }
-        size += len + separator;
+        size = after;
         kept.push(item);
     }
     kept

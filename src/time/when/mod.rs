@@ -5,7 +5,7 @@
 //! "周X" / "on X" / "this X" is the next X from today on. A month and day without a year is
 //! its next occurrence from today on.
 //!
-//! Without a day, the shared grammar of retrieval ([`crate::retrieval::timeparse`]) names a
+//! Without a day, the shared grammar of retrieval ([`crate::time::phrase`]) names a
 //! range ("下周", "下个月", "next month", "in June", "去年"), looking ahead almost a year;
 //! vague stretches ("最近", "lately") are not dates of anything.
 #![deny(
@@ -18,13 +18,10 @@ mod en;
 mod zh;
 
 use crate::time::calendar::{self, previous, upcoming};
+use crate::time::names::*;
 use crate::time::{date_text, month_text};
 use chrono::{Datelike, NaiveDate, Weekday};
 use en::*;
-/// The English month and weekday names, for retrieval's time grammar (one lexicon).
-pub(crate) use en::{month_of as english_month, weekday_named as english_weekday};
-/// Chinese numerals, for retrieval's time grammar too (one reading of 两, 十二, 二〇二六).
-pub(crate) use zh::zh_number as chinese_number;
 use zh::*;
 
 /// A date (and maybe a time of day) found in a sentence, with the byte spans it covered.
@@ -221,7 +218,7 @@ fn weekend(text: &str, today: NaiveDate) -> Option<When> {
 /// The first range the shared time grammar finds ("下周", "next month", "去年"), vague ones
 /// left out.
 fn range(text: &str, today: NaiveDate) -> Option<When> {
-    let found = crate::retrieval::timeparse::time_mentions(text, today, LOOKAHEAD_DAYS)
+    let found = crate::time::phrase::time_mentions(text, today, LOOKAHEAD_DAYS)
         .into_iter()
         .find(|m| !m.vague)?;
     let r = found.range;
