@@ -331,10 +331,12 @@ fn built_in_extractor_holds_on_the_set_its_first_rules_were_written_for() {
 const FLOORS_HELDOUT: &Floors = &[
     ("zh", "pkg", 0.95, 0.79),
     ("zh", "entities", 0.90, 0.76),
-    ("zh", "memories", 0.95, 0.70),
+    // Precision 0.95 → 0.93 with news of people ("my brother Tom just got engaged" is also a
+    // `history` memory), which the labels of all three sets mostly lack: recall rose with it.
+    ("zh", "memories", 0.93, 0.71),
     ("en", "pkg", 0.82, 0.76),
     ("en", "entities", 0.90, 0.86),
-    ("en", "memories", 0.95, 0.73),
+    ("en", "memories", 0.92, 0.74),
 ];
 
 #[test]
@@ -350,10 +352,10 @@ fn built_in_extractor_on_the_held_out_set() {
 const FLOORS_DEV: &Floors = &[
     ("zh", "pkg", 0.99, 0.90),
     ("zh", "entities", 0.99, 0.87),
-    ("zh", "memories", 0.95, 0.81),
+    ("zh", "memories", 0.95, 0.84),
     ("en", "pkg", 0.96, 0.85),
     ("en", "entities", 0.99, 0.88),
-    ("en", "memories", 0.96, 0.79),
+    ("en", "memories", 0.95, 0.82),
 ];
 
 #[test]
@@ -368,10 +370,10 @@ fn built_in_extractor_on_the_dev_set() {
 const FLOORS_DEV2: &Floors = &[
     ("zh", "pkg", 0.89, 0.84),
     ("zh", "entities", 0.99, 0.90),
-    ("zh", "memories", 0.97, 0.83),
+    ("zh", "memories", 0.92, 0.84),
     ("en", "pkg", 0.95, 0.73),
     ("en", "entities", 0.99, 0.93),
-    ("en", "memories", 0.97, 0.77),
+    ("en", "memories", 0.93, 0.79),
 ];
 
 #[test]

@@ -609,6 +609,30 @@ impl Sink<'_> {
         });
     }
 
+    /// News of someone close ("我老婆小雅怀孕了", "my brother Tom just got engaged"): the
+    /// sentence as a `history` memory of today, unless the sentence already made a memory
+    /// other than the person's relation.
+    pub fn news(&mut self, said: String) {
+        let only_relations = self
+            .found
+            .memories
+            .get(self.memories_before..)
+            .unwrap_or_default()
+            .iter()
+            .all(|m| m.memory_type == MemoryType::Relationship);
+        if only_relations {
+            let keywords = keywords_of(&said);
+            let today = Timestamp::from_date(self.day);
+            self.memory_at(
+                Signal::Relation,
+                MemoryType::History,
+                said,
+                keywords,
+                Some(today),
+            );
+        }
+    }
+
     /// Whether this sentence has yielded no memory so far.
     pub fn nothing_yet(&self) -> bool {
         self.found.memories.len() == self.memories_before

@@ -391,3 +391,49 @@ fn a_feeling_of_today_is_the_day_not_an_appointment() {
         plan.memories
     );
 }
+
+#[test]
+fn news_of_someone_close_is_a_history_memory_beside_the_relation() {
+    for (said, news) in [
+        ("我老婆小雅怀孕了！", "用户老婆小雅怀孕了"),
+        ("我外婆今年九十岁了，身体还很硬朗", "用户外婆今年九十岁了"),
+        ("我室友阿杰天天打游戏到凌晨三点", "阿杰天天打游戏"),
+        (
+            "my brother Tom just got engaged!!",
+            "The user's brother Tom just got engaged",
+        ),
+        (
+            "My coworker Raj keeps taking credit for my work",
+            "Raj keeps taking credit",
+        ),
+    ] {
+        let x = run(said);
+        let m = memory(&x, news);
+        assert_eq!(m.memory_type, MemoryType::History, "{said}");
+        assert_eq!(m.event_time, Some(Timestamp::from_date(today())), "{said}");
+        assert!(
+            x.memories
+                .iter()
+                .any(|m| m.memory_type == MemoryType::Relationship)
+                || !x.entity_ops.is_empty(),
+            "{said}: the person is still recorded"
+        );
+    }
+    // Who someone is, what they are like, or a plan of theirs is not news.
+    for said in [
+        "my sister Anna is a nurse",
+        "Anna is my sister",
+        "我妈妈做饭特别好吃",
+        "小红是我的同学",
+        "My college roommate Ben is visiting next weekend",
+    ] {
+        let x = run(said);
+        assert!(
+            x.memories
+                .iter()
+                .all(|m| m.memory_type != MemoryType::History),
+            "{said}: {:?}",
+            x.memories
+        );
+    }
+}

@@ -101,11 +101,14 @@ pub(super) fn rules(body: &str, sink: &mut Sink) {
     if !liked && !question {
         likes(s, &l, sink);
     }
-    relations(s, &l, sink);
+    let news = relations(s, &l, sink);
     if !question {
         profile(s, &l, sink);
         if !appointment {
             decision(s, &l, sink);
+            if news {
+                sink.news(third_person(s.trim(), Lang::En));
+            }
         }
     }
 }

@@ -291,7 +291,10 @@ fn record_name(n: String, sink: &mut Sink) {
     );
 }
 
-pub(super) fn relations(s: &str, l: &str, sink: &mut Sink) {
+/// Records the people `s` names with their relation to the user; true when it also tells
+/// news of one of them (see [`is_news`]).
+pub(super) fn relations(s: &str, l: &str, sink: &mut Sink) -> bool {
+    let mut news = false;
     let mut taken: Vec<(usize, usize)> = Vec::new();
     const MODIFIERS: &[&str] = &[
         "older", "younger", "little", "big", "twin", "new", "old", "dear", "baby", "step", "best",
@@ -343,6 +346,13 @@ pub(super) fn relations(s: &str, l: &str, sink: &mut Sink) {
                 b.and_then(|b| b.split_whitespace().last())
                     .and_then(|w| name_at(w, false))
             });
+            let told = match &name {
+                Some(n) => s[end..]
+                    .find(n.as_str())
+                    .map_or("", |at| &s[end + at + n.len()..]),
+                None => &s[end..],
+            };
+            news |= (mine || name.is_some()) && is_news(told);
             match name {
                 Some(n) => {
                     sink.person(&n, title);
@@ -364,6 +374,38 @@ pub(super) fn relations(s: &str, l: &str, sink: &mut Sink) {
                 None => {}
             }
         }
+    }
+    news
+}
+
+/// Whether the rest of a person's clause tells what happened to them or what they keep doing
+/// ("just got engaged", "keeps taking credit for my work", "turned 90"), not who they are
+/// ("is a nurse", "is my sister").
+fn is_news(told: &str) -> bool {
+    const ADVERBS: &[&str] = &[
+        "just", "finally", "recently", "also", "always", "still", "really", "totally", "never",
+    ];
+    const DID: &[&str] = &[
+        "got", "gets", "keeps", "kept", "broke", "lost", "won", "took", "came", "went", "left",
+        "gave", "quit", "fell", "made", "bought", "found", "became", "began", "ran",
+    ];
+    const STATES: &[&str] = &["pregnant", "sick", "ill", "engaged", "married", "been"];
+    let clause = told
+        .split([',', '.', ';', '!', '?'])
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let mut words = clause
+        .split_whitespace()
+        .skip_while(|w| ADVERBS.contains(w));
+    let (Some(verb), next) = (words.next(), words.next().unwrap_or_default()) else {
+        return false;
+    };
+    match verb {
+        "is" | "was" | "has" | "had" | "'s" => {
+            STATES.contains(&next) || next.ends_with("ing") || next.ends_with("ed")
+        }
+        _ => DID.contains(&verb) || (verb.len() > 4 && verb.ends_with("ed")),
     }
 }
 

@@ -129,11 +129,14 @@ pub(super) fn rules(s: &str, sink: &mut Sink) {
             habits(s, sink);
         }
     }
-    relations(s, sink);
+    let news = relations(s, sink);
     if !question {
         profile(s, sink);
         if !appointment {
             decision(s, sink);
+            if news {
+                sink.news(text::third_person(s.trim(), Lang::Zh));
+            }
         }
     }
 }

@@ -107,11 +107,16 @@ fn group_members(s: &str, out: &mut Vec<Mention>) {
             continue;
         }
         if let Some(n) = name_at(after, 3).filter(|n| looks_like_name(n)) {
+            let n = prefixed_name(n);
+            let news = after
+                .find(n.as_str())
+                .is_some_and(|at| is_news(&after[at + n.len()..]));
             out.push(Mention {
-                name: Some(prefixed_name(n)),
+                name: Some(n),
                 title,
                 circle,
                 mine: true,
+                news,
             });
         }
     }
@@ -136,6 +141,8 @@ struct Mention {
     circle: Circle,
     /// Said as the user's own ("我妈", "我的同学"), not merely opening a clause.
     mine: bool,
+    /// The clause goes on with news of them ([`is_news`]).
+    news: bool,
 }
 
 /// A named person with their relation: entity, PKG list, and a relationship memory.
@@ -295,14 +302,38 @@ pub(super) fn name(s: &str, sink: &mut Sink) {
     }
 }
 
-pub(super) fn relations(s: &str, sink: &mut Sink) {
+/// Records the people `s` mentions; true when it also tells news of one of them (see
+/// [`is_news`]).
+pub(super) fn relations(s: &str, sink: &mut Sink) -> bool {
+    let mut news = false;
     for m in mentions(s) {
+        news |= m.news;
         match m.name {
             Some(n) => record_person(&n, m.title, m.circle, sink),
             None if m.circle == Circle::Family && m.mine => sink.person(m.title, m.title),
             None => {}
         }
     }
+    news
+}
+
+/// Whether the rest of a person's clause tells what happened to them or what they keep doing
+/// ("怀孕了", "今年九十岁了", "天天打游戏"), not who they are ("是…", "叫…") or what someone
+/// said.
+fn is_news(told: &str) -> bool {
+    let clause = told
+        .split(['，', ',', '。', '！', '!', '？', '?', '；', ';'])
+        .next()
+        .unwrap_or_default()
+        .trim();
+    !clause.is_empty()
+        && !["是", "叫", "的", "说", "和", "跟"]
+            .iter()
+            .any(|p| clause.starts_with(p))
+        && (clause.contains('了')
+            || ["天天", "每天", "经常", "总是", "老是"]
+                .iter()
+                .any(|w| clause.contains(w)))
 }
 
 /// The people `s` mentions with their relation to the user, in order.
@@ -343,11 +374,19 @@ fn mentions(s: &str) -> Vec<Mention> {
             continue;
         };
         let name = name.filter(|n| n != title);
+        let told = match &name {
+            Some(n) => after
+                .find(n.as_str())
+                .map_or("", |at| &after[at + n.len()..]),
+            None => after,
+        };
+        let news = (mine || name.is_some()) && is_news(told);
         out.push(Mention {
             name,
             title,
             circle,
             mine,
+            news,
         });
     }
     out
