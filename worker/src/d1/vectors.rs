@@ -8,6 +8,7 @@
 //! [`vector_cache`]: super::vector_cache
 
 use super::bind::*;
+use super::request::RequestState;
 use super::rows::collection_from_name;
 use super::vector_cache::{self, Change};
 use super::Db;
@@ -22,13 +23,9 @@ use wasm_bindgen::{JsCast, JsValue};
 
 pub struct D1VectorIndex {
     db: Db,
-    /// Generations the store read ahead in this request (each used once).
-    read_ahead: Option<VectorGenerations>,
+    /// Shared with the request's store, whose retrieval read fetches the vector generation.
+    request: Rc<RequestState>,
 }
-
-/// Vector generations read ahead by the store's retrieval read, for the vector index of the
-/// same request: one round trip fewer per retrieval.
-pub type VectorGenerations = Rc<std::cell::RefCell<std::collections::HashMap<String, i64>>>;
 
 /// The statement reading an NPC's vector generation (0 before its first vector).
 pub fn generation_statement(db: &Db, npcid: &str) -> PortResult<worker::D1PreparedStatement> {
@@ -40,24 +37,15 @@ pub fn generation_statement(db: &Db, npcid: &str) -> PortResult<worker::D1Prepar
 }
 
 #[derive(Deserialize)]
-struct Generation {
-    gen: i64,
+pub(super) struct Generation {
+    pub gen: i64,
 }
 
 impl D1VectorIndex {
-    pub fn new(db: Db) -> Self {
-        D1VectorIndex {
-            db,
-            read_ahead: None,
-        }
-    }
-
-    /// Takes generations the store reads ahead into `read_ahead`.
-    pub fn with_read_ahead(db: Db, read_ahead: VectorGenerations) -> Self {
-        D1VectorIndex {
-            db,
-            read_ahead: Some(read_ahead),
-        }
+    /// The index of the request whose state is `request` (made
+    /// [`RequestState::with_d1_vectors`], so the store reads generations for it).
+    pub fn new(db: Db, request: Rc<RequestState>) -> Self {
+        D1VectorIndex { db, request }
     }
 
     /// Runs `statements` and the NPC's generation bump in one batch (one transaction), then
@@ -74,10 +62,7 @@ impl D1VectorIndex {
              ON CONFLICT (npcid) DO UPDATE SET gen = gen + 1 RETURNING gen",
             &[text(npcid)],
         )?);
-        let results = self.db.batch(statements).await.map_err(backend)?;
-        if let Some(err) = results.iter().find_map(|r| r.error()) {
-            return Err(classify(&err));
-        }
+        let results = batch(&self.db, statements).await?;
         let generation = results
             .last()
             .and_then(|r| r.results::<Generation>().ok())
@@ -92,14 +77,10 @@ impl D1VectorIndex {
 
     /// The NPC's vectors, from the isolate's copy when D1's generation says it is current.
     async fn load(&self, npcid: &str) -> PortResult<Rc<VectorSpace>> {
-        // A cheap read of the generation first (unless the store read it ahead); the full
-        // read below returns the generation in every row (one statement, so the rows and the
-        // number agree).
-        let ahead = self
-            .read_ahead
-            .as_ref()
-            .and_then(|r| r.borrow_mut().remove(npcid));
-        let generation = match ahead {
+        // A cheap read of the generation first (unless the store's read fetched it); the
+        // full read below returns the generation in every row (one statement, so the rows
+        // and the number agree).
+        let generation = match self.request.take_vector_generation(npcid) {
             Some(generation) => generation,
             None => {
                 let rows = raw_rows(&generation_statement(&self.db, npcid)?).await?;
