@@ -236,15 +236,28 @@ pub struct CorpusStats {
     pub df: Vec<usize>,
 }
 
+/// What a retrieval reads of one NPC before it searches the memories: the record and the
+/// structured profile, which all become candidates (its memories are searched through
+/// [`Store::lexical_search`], [`Store::memories`] and [`Store::memories_by_id`], since
+/// which ones depends on the query).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RetrievalView {
+    pub npc: Npc,
+    /// As [`Store::pkg`] answers.
+    pub pkg: Vec<PkgField>,
+    /// As [`Store::entities`] answers.
+    pub entities: Vec<(String, Entity)>,
+    /// The daily entries, oldest first, as [`Store::diary`] answers.
+    pub dailies: Vec<DiaryEntry>,
+}
+
 /// The source of truth for everything of every NPC.
 #[async_trait(?Send)]
 pub trait Store {
-    /// A hint: the caller is about to read the NPC's record, profile and memories (a
-    /// retrieval). A backend with costly round trips may fetch them together now; the reads
-    /// that follow must still answer as if this was never called.
-    async fn read_ahead_for_retrieval(&self, _npcid: &str) -> PortResult<()> {
-        Ok(())
-    }
+    /// The NPC's [`RetrievalView`], read as one state of the NPC; `None` if it does not exist.
+    /// A backend with costly round trips reads it in one (and may bring what the memory
+    /// searches of the same retrieval read up to date in that read too).
+    async fn retrieval_view(&self, npcid: &str) -> PortResult<Option<RetrievalView>>;
     async fn npc(&self, npcid: &str) -> PortResult<Option<Npc>>;
     /// NPCs ordered by npcid, strictly after `after`.
     async fn list_npcs(&self, after: Option<&str>, limit: usize) -> PortResult<Vec<Npc>>;

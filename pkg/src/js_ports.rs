@@ -10,6 +10,7 @@ use crate::convert::{describe, method, port_error, property, settle, to_js};
 use async_trait::async_trait;
 use hippo::error::PortError;
 use hippo::ports::{ChatMessage, Clock, Embedder, Llm, PortResult, SimilarityThresholds};
+use hippo::retrieval::embed::normalize_vector;
 use hippo::time::Timestamp;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -122,15 +123,6 @@ fn thresholds_option(value: &JsValue) -> Result<SimilarityThresholds, hippo::Err
     }
 }
 
-/// Scales a vector to unit length (the port's contract); a zero vector stays zero.
-fn normalize(mut vector: Vec<f32>) -> Vec<f32> {
-    let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
-    if norm > 0.0 {
-        vector.iter_mut().for_each(|x| *x /= norm);
-    }
-    vector
-}
-
 #[async_trait(?Send)]
 impl Embedder for JsEmbedder {
     fn name(&self) -> &str {
@@ -162,7 +154,7 @@ impl Embedder for JsEmbedder {
                 "embed returned a non-finite value".into(),
             ));
         }
-        Ok(vectors.into_iter().map(normalize).collect())
+        Ok(vectors.into_iter().map(normalize_vector).collect())
     }
 }
 

@@ -60,6 +60,11 @@ pub struct Hippo {
     embed_cache: Rc<RefCell<EmbeddingCache>>,
 }
 
+/// The 404 message of an operation on an NPC that does not exist.
+fn no_such_npc(npcid: &str) -> String {
+    format!("NPC {npcid} does not exist")
+}
+
 impl Hippo {
     pub fn new(ports: Ports) -> Self {
         Hippo {
@@ -102,8 +107,7 @@ impl Hippo {
     }
 
     async fn require_npc(&self, npcid: &str) -> Result<Npc> {
-        self.require_npc_with(npcid, |id| format!("NPC {id} does not exist"))
-            .await
+        self.require_npc_with(npcid, no_such_npc).await
     }
 
     /// The database records the embedder's name and dimension on first use and refuses a

@@ -17,7 +17,7 @@ use crate::memory::strength;
 use crate::memory::{Collection, Memory, MemoryType};
 use crate::npc::Npc;
 use crate::pkg::{PkgValue, MULTI_VALUE_LIMITS};
-use crate::ports::{LexicalQuery, MemoryFilter, VectorFilter, Write, WriteBatch};
+use crate::ports::{LexicalQuery, MemoryFilter, RetrievalView, VectorFilter, Write, WriteBatch};
 use crate::retrieval::embed_cache::{text_key, TextKey};
 use crate::retrieval::query::{
     analyse, is_dialogue, split_speaker, Names, VOICED_SUBJECT_STRENGTH,
@@ -198,8 +198,10 @@ impl Hippo {
     async fn ranked(&self, npcid: &str, r: &Retrieval) -> Result<(Vec<Ranked>, Npc)> {
         let store = &self.ports.store;
         crate::ids::validate_npcid(npcid)?;
-        store.read_ahead_for_retrieval(npcid).await?;
-        let npc = self.require_npc(npcid).await?;
+        let view = store
+            .retrieval_view(npcid)
+            .await?
+            .ok_or_else(|| Error::NotFound(super::no_such_npc(npcid)))?;
         let now = self.now();
         let today = now.date();
         let time_range = r
@@ -207,7 +209,7 @@ impl Hippo {
             .as_deref()
             .and_then(|h| parse_time_range(h, today))
             .or_else(|| parse_time_range(&r.query, today));
-        let mut structured = self.structured_candidates(npcid, &npc).await?;
+        let (npc, mut structured) = structured_candidates(view);
         let names = names_of(&npc, &structured);
         // Marked items are left out before they are embedded or ranked.
         structured.retain(|c| !c.sensitive || r.include_sensitive);
@@ -401,72 +403,76 @@ impl Hippo {
             && m.collection != Collection::Emotion
             && (r.include_sensitive || !m.sensitive)
     }
+}
 
-    /// PKG fields, relationship entities and diary dailies rendered as memories.
-    async fn structured_candidates(&self, npcid: &str, npc: &Npc) -> Result<Vec<Candidate>> {
-        let store = &self.ports.store;
-        let mut out = Vec::new();
-        // Structured facts are current by construction: full strength and trust.
-        let structured =
-            |id: String, kind, memory_type, summary: String, keywords, source: &str| {
-                let mut c = Candidate::new(id, kind, memory_type, summary, npc.created_at);
-                c.keywords = keywords;
-                c.source = source.to_string();
-                c
-            };
-        for field in store.pkg(npcid).await? {
-            let (key, value) = (field.key, field.value);
-            if let Some(text) = pkg_text(&key, &value) {
-                let multi = MULTI_VALUE_LIMITS.iter().any(|(k, _)| *k == key);
-                let keywords = if multi { vec![key.clone()] } else { Vec::new() };
-                let mut c = structured(
-                    format!("pkg:{key}"),
-                    CandidateKind::Pkg,
-                    pkg_field_type(&key),
-                    text,
-                    keywords,
-                    "pkg",
-                );
-                // An "Address" or "ID Number" field is sensitive whatever its value says.
-                c.sensitive_category = sensitive::key_category(&key);
-                c.sensitive = c.sensitive_category.is_some();
-                c.source_turns = field.source_turns.into();
-                out.push(c);
-            }
-        }
-        for (id, e) in store.entities(npcid).await? {
-            let text = entity_text(&e);
-            let mut keywords = e.alias.clone();
-            keywords.extend(e.title.iter().cloned());
+/// The NPC, and its PKG fields, relationship entities and diary dailies rendered as
+/// memories.
+fn structured_candidates(view: RetrievalView) -> (Npc, Vec<Candidate>) {
+    let RetrievalView {
+        npc,
+        pkg,
+        entities,
+        dailies,
+    } = view;
+    let mut out = Vec::new();
+    // Structured facts are current by construction: full strength and trust.
+    let structured = |id: String, kind, memory_type, summary: String, keywords, source: &str| {
+        let mut c = Candidate::new(id, kind, memory_type, summary, npc.created_at);
+        c.keywords = keywords;
+        c.source = source.to_string();
+        c
+    };
+    for field in pkg {
+        let (key, value) = (field.key, field.value);
+        if let Some(text) = pkg_text(&key, &value) {
+            let multi = MULTI_VALUE_LIMITS.iter().any(|(k, _)| *k == key);
+            let keywords = if multi { vec![key.clone()] } else { Vec::new() };
             let mut c = structured(
-                format!("rel:{id}"),
-                CandidateKind::Relationship,
-                MemoryType::Relationship,
+                format!("pkg:{key}"),
+                CandidateKind::Pkg,
+                pkg_field_type(&key),
                 text,
                 keywords,
-                "relationship",
+                "pkg",
             );
-            c.source_turns = e.source_turns.into();
+            // An "Address" or "ID Number" field is sensitive whatever its value says.
+            c.sensitive_category = sensitive::key_category(&key);
+            c.sensitive = c.sensitive_category.is_some();
+            c.source_turns = field.source_turns.into();
             out.push(c);
         }
-        let (_, dailies) = store.diary(npcid).await?;
-        for d in dailies {
-            let when = crate::time::parse_date(&d.date).map(Timestamp::from_date);
-            let mut c = structured(
-                diary_record_id(&d.date),
-                CandidateKind::Diary,
-                MemoryType::History,
-                d.summary,
-                Vec::new(),
-                "diary",
-            );
-            c.confidence = DIARY_CONFIDENCE;
-            c.event_time = when;
-            c.updated_at = when.unwrap_or(c.updated_at);
-            out.push(c);
-        }
-        Ok(out)
     }
+    for (id, e) in entities {
+        let text = entity_text(&e);
+        let mut keywords = e.alias.clone();
+        keywords.extend(e.title.iter().cloned());
+        let mut c = structured(
+            format!("rel:{id}"),
+            CandidateKind::Relationship,
+            MemoryType::Relationship,
+            text,
+            keywords,
+            "relationship",
+        );
+        c.source_turns = e.source_turns.into();
+        out.push(c);
+    }
+    for d in dailies {
+        let when = crate::time::parse_date(&d.date).map(Timestamp::from_date);
+        let mut c = structured(
+            diary_record_id(&d.date),
+            CandidateKind::Diary,
+            MemoryType::History,
+            d.summary,
+            Vec::new(),
+            "diary",
+        );
+        c.confidence = DIARY_CONFIDENCE;
+        c.event_time = when;
+        c.updated_at = when.unwrap_or(c.updated_at);
+        out.push(c);
+    }
+    (npc, out)
 }
 
 /// An entity as one line: `name (titles), also called aliases: remark`.

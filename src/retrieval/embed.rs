@@ -99,12 +99,20 @@ impl BuiltinEmbedder {
             let sign = if h >> 63 == 0 { 1.0 } else { -1.0 };
             vector[(h % DIMENSION as u64) as usize] += sign * weight.sqrt();
         }
-        let norm = vector.iter().map(|v| v * v).sum::<f32>().sqrt();
-        if norm > 0.0 {
-            vector.iter_mut().for_each(|v| *v /= norm);
-        }
-        vector
+        normalize_vector(vector)
     }
+}
+
+/// `values` scaled to unit length (a zero vector stays zero): the port's contract for every
+/// embedder's output, and the one place any binding or index normalizes a vector.
+pub fn normalize_vector(mut values: Vec<f32>) -> Vec<f32> {
+    // A serial sum, not [`dot`]: the built-in embedder's vectors stay bit-identical to the
+    // ones already stored.
+    let norm = values.iter().map(|v| v * v).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        values.iter_mut().for_each(|v| *v /= norm);
+    }
+    values
 }
 
 /// Cosine similarity; 0 when either vector is zero or the lengths differ.
@@ -183,6 +191,15 @@ impl Embedder for BuiltinEmbedder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dot_matches_the_naive_sum_and_normalize_gives_unit_length() {
+        let a: Vec<f32> = (0..19).map(|i| i as f32).collect();
+        let naive: f32 = a.iter().map(|x| x * x).sum();
+        assert_eq!(dot(&a, &a), naive);
+        assert_eq!(normalize_vector(vec![3.0, 4.0]), vec![0.6, 0.8]);
+        assert_eq!(normalize_vector(vec![0.0, 0.0]), vec![0.0, 0.0]);
+    }
 
     #[test]
     fn the_same_text_always_gives_bit_identical_vectors() {

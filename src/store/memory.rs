@@ -275,8 +275,51 @@ fn apply(state: &mut State, npcid: &str, write: Write) {
     }
 }
 
+impl NpcData {
+    fn pkg_fields(&self) -> Vec<PkgField> {
+        self.pkg
+            .iter()
+            .map(|(k, v)| PkgField {
+                key: k.clone(),
+                value: v.clone(),
+                source_turns: self.pkg_sources.get(k).cloned().unwrap_or_default(),
+            })
+            .collect()
+    }
+
+    fn entity_list(&self) -> Vec<(String, Entity)> {
+        self.entities
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+
+    fn daily_entries(&self) -> Vec<DiaryEntry> {
+        self.dailies
+            .iter()
+            .map(|(date, summary)| DiaryEntry {
+                date: date.clone(),
+                summary: summary.clone(),
+            })
+            .collect()
+    }
+}
+
 #[async_trait(?Send)]
 impl Store for MemoryStore {
+    async fn retrieval_view(&self, npcid: &str) -> PortResult<Option<RetrievalView>> {
+        Ok(self
+            .read(npcid, |d| {
+                d.npc.clone().map(|npc| RetrievalView {
+                    npc,
+                    pkg: d.pkg_fields(),
+                    entities: d.entity_list(),
+                    dailies: d.daily_entries(),
+                })
+            })
+            .flatten())
+    }
+
     async fn npc(&self, npcid: &str) -> PortResult<Option<Npc>> {
         Ok(self.read(npcid, |d| d.npc.clone()).flatten())
     }
@@ -293,44 +336,16 @@ impl Store for MemoryStore {
     }
 
     async fn pkg(&self, npcid: &str) -> PortResult<Vec<PkgField>> {
-        Ok(self
-            .read(npcid, |d| {
-                d.pkg
-                    .iter()
-                    .map(|(k, v)| PkgField {
-                        key: k.clone(),
-                        value: v.clone(),
-                        source_turns: d.pkg_sources.get(k).cloned().unwrap_or_default(),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default())
+        Ok(self.read(npcid, NpcData::pkg_fields).unwrap_or_default())
     }
 
     async fn entities(&self, npcid: &str) -> PortResult<Vec<(String, Entity)>> {
-        Ok(self
-            .read(npcid, |d| {
-                d.entities
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect()
-            })
-            .unwrap_or_default())
+        Ok(self.read(npcid, NpcData::entity_list).unwrap_or_default())
     }
 
     async fn diary(&self, npcid: &str) -> PortResult<(String, Vec<DiaryEntry>)> {
         Ok(self
-            .read(npcid, |d| {
-                let dailies = d
-                    .dailies
-                    .iter()
-                    .map(|(date, summary)| DiaryEntry {
-                        date: date.clone(),
-                        summary: summary.clone(),
-                    })
-                    .collect();
-                (d.prior.clone(), dailies)
-            })
+            .read(npcid, |d| (d.prior.clone(), d.daily_entries()))
             .unwrap_or_default())
     }
 

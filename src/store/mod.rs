@@ -7,4 +7,4 @@ pub mod suite;
 pub mod vectors;
 
 pub use memory::MemoryStore;
-pub use vectors::MemoryVectorIndex;
+pub use vectors::{MemoryVectorIndex, VectorSpace};

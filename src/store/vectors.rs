@@ -1,5 +1,6 @@
 //! The in-memory vector index: brute-force cosine per NPC, with a compact binary snapshot
-//! (the npm package persists it beside the store snapshot).
+//! (the npm package persists it beside the store snapshot). Its per-NPC [`VectorSpace`] is
+//! also what the Worker's D1 vector index keeps in each isolate.
 
 use super::memory::SNAPSHOT_VERSION;
 use crate::error::PortError;
@@ -12,9 +13,10 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
 /// One NPC's vectors, laid out for a fast scan: values in one flat array (`dim` per slot),
-/// their norms precomputed, metadata beside them, and ids only cloned for the top hits.
-#[derive(Debug, Default)]
-struct Space {
+/// their norms precomputed, metadata beside them, and ids only cloned for the top hits. All
+/// of one dimension (the first vector's).
+#[derive(Debug, Default, Clone)]
+pub struct VectorSpace {
     dim: usize,
     ids: Vec<String>,
     meta: Vec<(Collection, crate::memory::MemoryType)>,
@@ -23,12 +25,17 @@ struct Space {
     slot_of: HashMap<String, usize>,
 }
 
-impl Space {
-    fn len(&self) -> usize {
+impl VectorSpace {
+    pub fn len(&self) -> usize {
         self.ids.len()
     }
 
-    fn upsert(&mut self, item: VectorItem) -> PortResult<()> {
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Inserts or replaces the item with its id; an item of another dimension is refused.
+    pub fn upsert(&mut self, item: VectorItem) -> PortResult<()> {
         if self.ids.is_empty() {
             self.dim = item.values.len();
         } else if item.values.len() != self.dim {
@@ -56,7 +63,8 @@ impl Space {
         Ok(())
     }
 
-    fn remove(&mut self, id: &str) {
+    /// Removes the item with this id, if any.
+    pub fn remove(&mut self, id: &str) {
         let Some(slot) = self.slot_of.remove(id) else {
             return;
         };
@@ -86,7 +94,8 @@ impl Space {
     }
 
     /// The `top_k` best cosines among the slots the filter keeps: best first, ties by id.
-    fn query(&self, vector: &[f32], top_k: usize, filter: &VectorFilter) -> Vec<(String, f32)> {
+    /// A query of another dimension finds nothing.
+    pub fn query(&self, vector: &[f32], top_k: usize, filter: &VectorFilter) -> Vec<(String, f32)> {
         if vector.len() != self.dim || top_k == 0 {
             return Vec::new();
         }
@@ -154,7 +163,7 @@ impl Eq for Hit<'_> {}
 /// A brute-force vector index in memory, partitioned by NPC.
 #[derive(Debug, Default)]
 pub struct MemoryVectorIndex {
-    npcs: RefCell<BTreeMap<String, Space>>,
+    npcs: RefCell<BTreeMap<String, VectorSpace>>,
     generation: Cell<u64>,
 }
 
@@ -169,7 +178,7 @@ impl MemoryVectorIndex {
 
     /// How many vectors the NPC has (tests count deletions with it).
     pub fn count(&self, npcid: &str) -> usize {
-        self.npcs.borrow().get(npcid).map_or(0, Space::len)
+        self.npcs.borrow().get(npcid).map_or(0, VectorSpace::len)
     }
 
     fn bump(&self) {

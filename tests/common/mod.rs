@@ -146,6 +146,7 @@ macro_rules! delegate {
 }
 
 delegate! {
+        async fn retrieval_view(&self, npcid: &str) -> PortResult<Option<RetrievalView>>;
         async fn npc(&self, npcid: &str) -> PortResult<Option<hippo::npc::Npc>>;
         async fn list_npcs(&self, after: Option<&str>, limit: usize) -> PortResult<Vec<hippo::npc::Npc>>;
         async fn pkg(&self, npcid: &str) -> PortResult<Vec<hippo::pkg::PkgField>>;

@@ -8,7 +8,7 @@
 //! - clock: `Date.now()`.
 
 use crate::config::{Config, EmbedChoice, LlmChoice};
-use crate::d1::{memory_cache, D1Store, D1VectorIndex, Db, MemoryCache, VectorGenerations};
+use crate::d1::{memory_cache, D1Store, D1VectorIndex, Db, MemoryCache, RequestState};
 use crate::error::HttpError;
 use crate::net::embed::{OpenAiEmbedder, WorkersAiEmbedder};
 use crate::net::fetch::{FetchClient, RetryOnce};
@@ -82,14 +82,16 @@ impl App {
         // The chat client retries by itself; the embedders get the retrying client.
         let http: Rc<dyn HttpClient> = Rc::new(FetchClient);
         let retrying_http: Rc<dyn HttpClient> = Rc::new(RetryOnce::new(FetchClient));
-        let mut store = D1Store::with_memory_cache(db.clone(), memory_cache);
-        let vectors: Rc<dyn VectorIndex> = match Vectorize::from_env(env, VECTORS_BINDING) {
+        // What this request reads of D1, shared by its store and its D1 vector index.
+        let vectorize = Vectorize::from_env(env, VECTORS_BINDING);
+        let request = Rc::new(match vectorize {
+            Some(_) => RequestState::default(),
+            None => RequestState::with_d1_vectors(),
+        });
+        let store = D1Store::new(db.clone(), memory_cache, request.clone());
+        let vectors: Rc<dyn VectorIndex> = match vectorize {
             Some(vectorize) => Rc::new(VectorizeIndex::new(vectorize, db.clone())),
-            None => {
-                let generations = VectorGenerations::default();
-                store = store.sharing_vector_generations(generations.clone());
-                Rc::new(D1VectorIndex::with_read_ahead(db.clone(), generations))
-            }
+            None => Rc::new(D1VectorIndex::new(db.clone(), request)),
         };
         let ai = || {
             WorkersAi::from_env(env, AI_BINDING)

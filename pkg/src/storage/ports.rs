@@ -21,6 +21,9 @@ pub struct PersistentVectors(pub Rc<PersistedState>);
 
 #[async_trait(?Send)]
 impl Store for PersistentStore {
+    async fn retrieval_view(&self, npcid: &str) -> PortResult<Option<RetrievalView>> {
+        self.0.store()?.retrieval_view(npcid).await
+    }
     async fn npc(&self, npcid: &str) -> PortResult<Option<Npc>> {
         self.0.store()?.npc(npcid).await
     }

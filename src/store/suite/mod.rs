@@ -114,6 +114,7 @@ pub async fn run_store_suite(store: &dyn Store, prefix: &str) -> Vec<(String, Ca
     case!(pkg_fields_keep_their_order);
     case!(entities_put_and_delete);
     case!(diary_dailies_and_prior);
+    case!(retrieval_view_matches_the_single_reads);
     case!(restored_turns_keep_their_seq);
     case!(appends_assign_contiguous_seqs_and_skip_replays);
     case!(touches_and_appends_leave_the_version);

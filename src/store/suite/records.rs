@@ -199,6 +199,111 @@ pub(super) async fn entities_put_and_delete(store: &dyn Store, p: &str) -> CaseR
     Ok(())
 }
 
+pub(super) async fn retrieval_view_matches_the_single_reads(
+    store: &dyn Store,
+    p: &str,
+) -> CaseResult {
+    let id = format!("{p}view");
+    check!(
+        port!(store.retrieval_view(&id)).is_none(),
+        "a view of a missing NPC"
+    );
+    create(store, &id).await?;
+    let fresh = port!(store.retrieval_view(&id)).ok_or("no view of a new NPC")?;
+    check!(
+        fresh.pkg.is_empty() && fresh.entities.is_empty() && fresh.dailies.is_empty(),
+        "a new NPC's view {fresh:?}"
+    );
+    let pkg = |key: &str, value: &str| Write::SetPkgField {
+        key: key.into(),
+        value: PkgValue::Text(value.into()),
+        source_turns: vec!["turn_1".into()],
+    };
+    let daily = |date: &str, summary: &str| Write::PutDaily {
+        entry: DiaryEntry {
+            date: date.into(),
+            summary: summary.into(),
+        },
+    };
+    let entity = Write::PutEntity {
+        id: "entity_001".into(),
+        entity: Entity {
+            name: "小红".into(),
+            alias: vec!["Red".into()],
+            title: Vec::new(),
+            remark: String::new(),
+            source_turns: vec!["turn_2".into()],
+        },
+    };
+    write(
+        store,
+        &id,
+        vec![
+            pkg("Name", "A"),
+            entity,
+            daily("2026-04-08", "b"),
+            daily("2026-04-07", "a"),
+            Write::SetPrior {
+                prior: "long ago".into(),
+            },
+        ],
+    )
+    .await?;
+    // Another NPC's profile never shows in this one's view.
+    let other = format!("{p}view_other");
+    create(store, &other).await?;
+    write(
+        store,
+        &other,
+        vec![pkg("Job", "spy"), daily("2026-04-09", "x")],
+    )
+    .await?;
+
+    let view = port!(store.retrieval_view(&id)).ok_or("view missing")?;
+    check!(
+        Some(&view.npc) == port!(store.npc(&id)).as_ref(),
+        "record {:?}",
+        view.npc
+    );
+    check!(view.pkg == port!(store.pkg(&id)), "pkg {:?}", view.pkg);
+    check!(
+        view.entities == port!(store.entities(&id)),
+        "entities {:?}",
+        view.entities
+    );
+    check!(
+        view.dailies == port!(store.diary(&id)).1,
+        "dailies {:?}",
+        view.dailies
+    );
+    let keys: Vec<&str> = view.pkg.iter().map(|f| f.key.as_str()).collect();
+    let dates: Vec<&str> = view.dailies.iter().map(|d| d.date.as_str()).collect();
+    check!(
+        keys == ["Name"] && view.entities.len() == 1 && dates == ["2026-04-07", "2026-04-08"],
+        "view {view:?}"
+    );
+
+    // A write lands in the next view, whatever the backend read before.
+    write(
+        store,
+        &id,
+        vec![
+            pkg("Job", "dev"),
+            Write::DeleteDaily {
+                date: "2026-04-07".into(),
+            },
+        ],
+    )
+    .await?;
+    let after = port!(store.retrieval_view(&id)).ok_or("view missing after a write")?;
+    let keys: Vec<&str> = after.pkg.iter().map(|f| f.key.as_str()).collect();
+    check!(
+        keys == ["Name", "Job"] && after.dailies.len() == 1 && after.npc.version > view.npc.version,
+        "view after a write {after:?}"
+    );
+    Ok(())
+}
+
 pub(super) async fn diary_dailies_and_prior(store: &dyn Store, p: &str) -> CaseResult {
     let id = format!("{p}diary");
     create(store, &id).await?;

@@ -68,6 +68,19 @@ pub fn statement(
     db.prepare(sql).bind(params).map_err(backend)
 }
 
+/// Runs statements in one round trip (and one transaction); the first failing statement's
+/// error is the batch's.
+pub async fn batch(
+    db: &D1Database,
+    statements: Vec<D1PreparedStatement>,
+) -> Result<Vec<worker::D1Result>, PortError> {
+    let results = db.batch(statements).await.map_err(backend)?;
+    if let Some(err) = results.iter().find_map(|r| r.error()) {
+        return Err(classify(&err));
+    }
+    Ok(results)
+}
+
 /// A D1 failure as a port error. A broken precondition of a write batch (see the
 /// `commit_guard` table) or a unique key taken by a concurrent writer is a conflict: the
 /// caller may re-read and retry. Everything else is a backend failure.

@@ -5,6 +5,7 @@ pub mod bind;
 mod lexical;
 pub mod memory_cache;
 mod profile;
+mod request;
 mod rows;
 pub(crate) mod sync;
 pub(crate) mod vector_cache;
@@ -12,7 +13,8 @@ mod vectors;
 mod writes;
 
 pub use memory_cache::MemoryCache;
-pub use vectors::{D1VectorIndex, VectorGenerations};
+pub use request::RequestState;
+pub use vectors::D1VectorIndex;
 
 use async_trait::async_trait;
 use bind::*;
@@ -26,6 +28,7 @@ use hippo::relationship::Entity;
 use hippo::store::MemoryStore;
 use hippo::time::Timestamp;
 use memory_cache::Applied;
+use profile::Profile;
 use rows::*;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -38,47 +41,39 @@ use worker::D1Database;
 /// The D1 database handle, shared by the store and the D1 vector index of one request.
 pub type Db = Rc<D1Database>;
 
-/// The store of one request (or cron run): see [`profile`] for what it remembers between
-/// reads, and [`memory_cache`] for the isolate's copy of memories it reads them from.
+/// The store of one request (or cron run): see [`request`] for what it remembers between
+/// reads, and [`memory_cache`] for the isolate's copies of memories it reads them from.
 pub struct D1Store {
     db: Db,
-    read_ahead: profile::ReadAhead,
-    /// `None`: every memory read goes to SQL.
-    memory_cache: Option<Rc<RefCell<MemoryCache>>>,
-    /// The copies this request brought up to date (`None`: the NPC is served by SQL).
-    synced: RefCell<HashMap<String, Option<Rc<MemoryStore>>>>,
-    /// Where the retrieval read leaves the D1 vector index's generation, if that index runs.
-    vector_read_ahead: Option<VectorGenerations>,
+    /// The isolate's copies of memories (isolate lifetime); `None`: every memory read goes
+    /// to SQL.
+    isolate_memories: Option<Rc<RefCell<MemoryCache>>>,
+    request: Rc<RequestState>,
 }
 
 impl D1Store {
-    /// A store reading memories through `memory_cache` (the isolate's, or a test's simulated
-    /// isolate's), or with every memory read in SQL (`None`).
-    pub fn with_memory_cache(db: Db, memory_cache: Option<Rc<RefCell<MemoryCache>>>) -> Self {
+    /// A store reading memories through `isolate_memories` (the isolate's, or a test's
+    /// simulated isolate's), or with every memory read in SQL (`None`).
+    pub fn new(
+        db: Db,
+        isolate_memories: Option<Rc<RefCell<MemoryCache>>>,
+        request: Rc<RequestState>,
+    ) -> Self {
         D1Store {
             db,
-            read_ahead: profile::ReadAhead::default(),
-            memory_cache,
-            synced: RefCell::new(HashMap::new()),
-            vector_read_ahead: None,
+            isolate_memories,
+            request,
         }
-    }
-
-    /// Makes the retrieval read also fetch the vector generation, for the D1 vector index of
-    /// the same request (which then skips its own read).
-    pub fn sharing_vector_generations(mut self, read_ahead: VectorGenerations) -> Self {
-        self.vector_read_ahead = Some(read_ahead);
-        self
     }
 
     /// The copy of `npcid`'s memories to serve this request's reads from, brought up to date
     /// once per request (and again after each commit); `None` when SQL serves them.
     async fn memory_view(&self, npcid: &str) -> PortResult<Option<Rc<MemoryStore>>> {
-        let Some(cache) = &self.memory_cache else {
+        let Some(cache) = &self.isolate_memories else {
             return Ok(None);
         };
-        if let Some(view) = self.synced.borrow().get(npcid) {
-            return Ok(view.clone());
+        if let Some(view) = self.request.synced_memories(npcid) {
+            return Ok(view);
         }
         let mut since = cache.borrow().position(npcid);
         // At most two reads: a delta, then a full read if the NPC was re-created meanwhile.
@@ -90,16 +85,14 @@ impl D1Store {
                 npcid,
                 since.as_ref(),
                 capacity,
-                self.vector_read_ahead.is_some(),
+                self.request.reads_vector_generations(),
             )
             .await?;
-            if let (Some(ahead), Some(generation)) =
-                (&self.vector_read_ahead, read.vector_generation)
-            {
-                ahead.borrow_mut().insert(npcid.to_string(), generation);
+            if let Some(generation) = read.vector_generation {
+                self.request.put_vector_generation(npcid, generation);
             }
             let delta = read.delta;
-            self.read_ahead
+            self.request
                 .remember(npcid, delta.as_ref().map(|d| d.npc.clone()), read.profile);
             let Some(delta) = delta else {
                 // No such NPC: SQL answers (with nothing), and the copy goes.
@@ -116,9 +109,7 @@ impl D1Store {
                 Applied::NeedsFullRead => since = None,
             }
         }
-        self.synced
-            .borrow_mut()
-            .insert(npcid.to_string(), view.clone());
+        self.request.set_synced_memories(npcid, view.clone());
         Ok(view)
     }
 
@@ -156,11 +147,7 @@ impl D1Store {
         &self,
         statements: Vec<worker::D1PreparedStatement>,
     ) -> PortResult<Vec<worker::D1Result>> {
-        let results = self.db.batch(statements).await.map_err(backend)?;
-        if let Some(err) = results.iter().find_map(|r| r.error()) {
-            return Err(classify(&err));
-        }
-        Ok(results)
+        batch(&self.db, statements).await
     }
 
     /// `select` (`SELECT … FROM table`) of the NPC's rows with these ids, as statements of
@@ -244,13 +231,30 @@ const DF_TERMS_PER_STATEMENT: usize = 50;
 
 #[async_trait(?Send)]
 impl Store for D1Store {
-    /// The NPC, its profile, its memories' delta (and the vector generation) in one batch.
-    async fn read_ahead_for_retrieval(&self, npcid: &str) -> PortResult<()> {
-        self.memory_view(npcid).await.map(|_| ())
+    /// One batch: the memory sync, which reads the NPC and its profile with its memories'
+    /// delta (and the vector generation), so the memory searches that follow need no read;
+    /// without an isolate copy, the NPC and its profile.
+    async fn retrieval_view(&self, npcid: &str) -> PortResult<Option<RetrievalView>> {
+        self.memory_view(npcid).await?;
+        let (npc, profile) = self.request.npc_and_profile(&self.db, npcid).await?;
+        Ok(npc.map(|npc| {
+            let Profile {
+                pkg,
+                entities,
+                dailies,
+                ..
+            } = profile;
+            RetrievalView {
+                npc,
+                pkg,
+                entities,
+                dailies,
+            }
+        }))
     }
 
     async fn npc(&self, npcid: &str) -> PortResult<Option<Npc>> {
-        self.read_ahead.npc(&self.db, npcid).await
+        self.request.npc(&self.db, npcid).await
     }
 
     async fn list_npcs(&self, after: Option<&str>, limit: usize) -> PortResult<Vec<Npc>> {
@@ -264,19 +268,19 @@ impl Store for D1Store {
     }
 
     async fn pkg(&self, npcid: &str) -> PortResult<Vec<PkgField>> {
-        self.read_ahead
+        self.request
             .profile(&self.db, npcid, |p| p.pkg.clone())
             .await
     }
 
     async fn entities(&self, npcid: &str) -> PortResult<Vec<(String, Entity)>> {
-        self.read_ahead
+        self.request
             .profile(&self.db, npcid, |p| p.entities.clone())
             .await
     }
 
     async fn diary(&self, npcid: &str) -> PortResult<(String, Vec<DiaryEntry>)> {
-        self.read_ahead
+        self.request
             .profile(&self.db, npcid, |p| (p.prior.clone(), p.dailies.clone()))
             .await
     }
@@ -506,8 +510,7 @@ impl Store for D1Store {
     async fn commit(&self, npcid: &str, batch: WriteBatch) -> PortResult<()> {
         let result = self.batch(writes::compile(&self.db, npcid, &batch)?).await;
         // Whatever the outcome, later reads of this request go to the database again.
-        self.read_ahead.forget();
-        self.synced.borrow_mut().clear();
+        self.request.forget();
         result.map(|_| ())
     }
 

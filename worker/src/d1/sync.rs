@@ -7,8 +7,9 @@
 use super::bind::*;
 use super::memory_cache::{Delta, Position};
 use super::profile::Profile;
+use super::request::npc_statement;
 use super::rows::*;
-use super::vectors::generation_statement;
+use super::vectors::{generation_statement, Generation};
 use super::Db;
 use hippo::ports::PortResult;
 use serde::Deserialize;
@@ -23,11 +24,6 @@ struct Head {
 #[derive(Deserialize)]
 struct Tombstone {
     id: String,
-}
-
-#[derive(Deserialize)]
-struct Generation {
-    gen: i64,
 }
 
 /// What one sync read returned.
@@ -55,11 +51,7 @@ pub async fn read(
     let rows_since = since.map_or(-1, |p| p.rev);
     let tombstones_since = since.map_or(i64::MAX, |p| p.rev);
     let mut statements = vec![
-        statement(
-            db,
-            &format!("SELECT {NPC_COLUMNS} FROM npcs WHERE npcid = ?1"),
-            std::slice::from_ref(&id),
-        )?,
+        npc_statement(db, npcid)?,
         statement(
             db,
             "SELECT incarnation, memory_rev, \
@@ -85,10 +77,7 @@ pub async fn read(
     if with_vector_generation {
         statements.push(generation_statement(db, npcid)?);
     }
-    let results = db.batch(statements).await.map_err(backend)?;
-    if let Some(err) = results.iter().find_map(|r| r.error()) {
-        return Err(classify(&err));
-    }
+    let results = batch(db, statements).await?;
     let profile = Profile::from_results(&results[4..8])?;
     let vector_generation = match results.get(8) {
         Some(result) => result

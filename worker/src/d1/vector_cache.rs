@@ -6,7 +6,7 @@
 //! so a single isolate (local dev, a busy production isolate) rarely re-reads the BLOBs.
 
 use hippo::ports::VectorItem;
-use hippo::retrieval::embed::dot;
+use hippo::store::VectorSpace;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -16,54 +16,6 @@ use std::rc::Rc;
 /// than this is read from D1 on every query.
 pub const CAPACITY: usize = 20_000;
 
-/// `values` scaled to unit length (all zeros stays all zeros).
-pub fn unit(mut values: Vec<f32>) -> Vec<f32> {
-    let norm = dot(&values, &values).sqrt();
-    if norm > 0.0 {
-        values.iter_mut().for_each(|v| *v /= norm);
-    }
-    values
-}
-
-/// One NPC's vectors, scaled to unit length (cosine is then one dot product).
-#[derive(Debug, Clone, Default)]
-pub struct Space {
-    pub items: Vec<VectorItem>,
-    by_id: HashMap<String, usize>,
-}
-
-impl Space {
-    pub fn new(items: Vec<VectorItem>) -> Self {
-        let mut space = Space::default();
-        space.upsert(items);
-        space
-    }
-
-    pub fn upsert(&mut self, items: Vec<VectorItem>) {
-        for mut item in items {
-            item.values = unit(std::mem::take(&mut item.values));
-            match self.by_id.get(&item.id) {
-                Some(&at) => self.items[at] = item,
-                None => {
-                    self.by_id.insert(item.id.clone(), self.items.len());
-                    self.items.push(item);
-                }
-            }
-        }
-    }
-
-    pub fn delete(&mut self, ids: &[String]) {
-        for id in ids {
-            if let Some(at) = self.by_id.remove(id) {
-                self.items.swap_remove(at);
-                if let Some(moved) = self.items.get(at) {
-                    self.by_id.insert(moved.id.clone(), at);
-                }
-            }
-        }
-    }
-}
-
 /// A change a writer made, to replay on the cached copy.
 pub enum Change<'a> {
     Upsert(&'a [VectorItem]),
@@ -72,11 +24,11 @@ pub enum Change<'a> {
 }
 
 thread_local! {
-    static CACHE: RefCell<HashMap<String, (i64, Rc<Space>)>> = RefCell::new(HashMap::new());
+    static CACHE: RefCell<HashMap<String, (i64, Rc<VectorSpace>)>> = RefCell::new(HashMap::new());
 }
 
 /// The cached vectors of `npcid` if they are at `generation`.
-pub fn get(npcid: &str, generation: i64) -> Option<Rc<Space>> {
+pub fn get(npcid: &str, generation: i64) -> Option<Rc<VectorSpace>> {
     CACHE.with(|c| {
         c.borrow()
             .get(npcid)
@@ -85,15 +37,15 @@ pub fn get(npcid: &str, generation: i64) -> Option<Rc<Space>> {
     })
 }
 
-pub fn put(npcid: &str, generation: i64, space: Rc<Space>) {
-    if space.items.len() > CAPACITY {
+pub fn put(npcid: &str, generation: i64, space: Rc<VectorSpace>) {
+    if space.len() > CAPACITY {
         return;
     }
     CACHE.with(|c| {
         let mut cache = c.borrow_mut();
         cache.remove(npcid);
-        let held: usize = cache.values().map(|(_, s)| s.items.len()).sum();
-        if held + space.items.len() > CAPACITY {
+        let held: usize = cache.values().map(|(_, s)| s.len()).sum();
+        if held + space.len() > CAPACITY {
             cache.clear();
         }
         cache.insert(npcid.to_string(), (generation, space));
@@ -106,10 +58,7 @@ pub fn put(npcid: &str, generation: i64, space: Rc<Space>) {
 pub fn size() -> (usize, usize) {
     CACHE.with(|c| {
         let cache = c.borrow();
-        (
-            cache.len(),
-            cache.values().map(|(_, s)| s.items.len()).sum(),
-        )
+        (cache.len(), cache.values().map(|(_, s)| s.len()).sum())
     })
 }
 
@@ -126,10 +75,21 @@ pub fn after_write(npcid: &str, new_generation: i64, change: Change) {
             return;
         }
         let space = Rc::make_mut(space);
-        match change {
-            Change::Upsert(items) => space.upsert(items.to_vec()),
-            Change::Delete(ids) => space.delete(ids),
-            Change::Clear => *space = Space::default(),
+        let replayed = match change {
+            Change::Upsert(items) => items.iter().try_for_each(|i| space.upsert(i.clone())),
+            Change::Delete(ids) => {
+                ids.iter().for_each(|id| space.remove(id));
+                Ok(())
+            }
+            Change::Clear => {
+                *space = VectorSpace::default();
+                Ok(())
+            }
+        };
+        if replayed.is_err() {
+            // A vector of another dimension: the copy would differ from D1's rows.
+            cache.remove(npcid);
+            return;
         }
         *generation = new_generation;
     });
@@ -139,62 +99,42 @@ pub fn after_write(npcid: &str, new_generation: i64, change: Change) {
 mod tests {
     use super::*;
     use hippo::memory::{Collection, MemoryType};
+    use hippo::ports::VectorFilter;
 
-    #[test]
-    fn dot_and_unit() {
-        let a: Vec<f32> = (0..19).map(|i| i as f32).collect();
-        let naive: f32 = a.iter().map(|x| x * x).sum();
-        assert_eq!(dot(&a, &a), naive);
-        let u = unit(vec![3.0, 4.0]);
-        assert_eq!(u, vec![0.6, 0.8]);
-        assert_eq!(unit(vec![0.0, 0.0]), vec![0.0, 0.0]);
-    }
-
-    /// An item whose direction encodes `v` (stored unit-length: `values[1] / values[0] == v`).
-    fn item(id: &str, v: f32) -> VectorItem {
+    fn item(id: &str, values: &[f32]) -> VectorItem {
         VectorItem {
             id: id.into(),
             collection: Collection::Memory,
             memory_type: MemoryType::Other,
-            values: vec![2.0, 2.0 * v],
+            values: values.to_vec(),
         }
     }
 
-    fn ids(space: &Space) -> Vec<(&str, f32)> {
-        let mut out: Vec<(&str, f32)> = space
-            .items
-            .iter()
-            .map(|i| {
-                let norm = (i.values[0].powi(2) + i.values[1].powi(2)).sqrt();
-                assert!((norm - 1.0).abs() < 1e-6, "stored unit-length");
-                (
-                    i.id.as_str(),
-                    (i.values[1] / i.values[0] * 100.0).round() / 100.0,
-                )
-            })
-            .collect();
-        out.sort_by(|a, b| a.0.cmp(b.0));
-        out
+    fn space(items: &[VectorItem]) -> Rc<VectorSpace> {
+        let mut space = VectorSpace::default();
+        for i in items {
+            space.upsert(i.clone()).unwrap();
+        }
+        Rc::new(space)
     }
 
-    #[test]
-    fn space_upserts_replace_and_deletes_keep_the_index_right() {
-        let mut s = Space::new(vec![item("a", 1.0), item("b", 2.0), item("c", 3.0)]);
-        s.upsert(vec![item("b", 20.0), item("d", 4.0)]);
-        s.delete(&["a".into(), "zzz".into()]);
-        assert_eq!(ids(&s), [("b", 20.0), ("c", 3.0), ("d", 4.0)]);
-        // The index still finds every survivor after swap_remove moved one.
-        s.upsert(vec![item("d", 40.0)]);
-        s.delete(&["c".into()]);
-        assert_eq!(ids(&s), [("b", 20.0), ("d", 40.0)]);
+    /// The ids a copy holds, sorted.
+    fn ids(space: &VectorSpace) -> Vec<String> {
+        let mut ids: Vec<String> = space
+            .query(&[1.0, 1.0], space.len(), &VectorFilter::default())
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
+        ids.sort();
+        ids
     }
 
     #[test]
     fn the_cache_holds_at_most_capacity_vectors() {
         let many = |n: usize| {
-            Rc::new(Space::new(
-                (0..n).map(|i| item(&i.to_string(), 1.0)).collect(),
-            ))
+            let items: Vec<VectorItem> =
+                (0..n).map(|i| item(&i.to_string(), &[1.0, 0.5])).collect();
+            space(&items)
         };
         put("big", 1, many(CAPACITY + 1));
         assert!(get("big", 1).is_none(), "bigger than the cache: not kept");
@@ -208,14 +148,22 @@ mod tests {
 
     #[test]
     fn a_copy_follows_its_own_writes_and_drops_on_a_gap() {
-        put("n1", 5, Rc::new(Space::new(vec![item("a", 1.0)])));
+        put("n1", 5, space(&[item("a", &[1.0, 0.0])]));
         assert!(get("n1", 4).is_none());
-        after_write("n1", 6, Change::Upsert(&[item("b", 2.0)]));
-        assert_eq!(ids(&get("n1", 6).unwrap()), [("a", 1.0), ("b", 2.0)]);
+        after_write("n1", 6, Change::Upsert(&[item("b", &[0.0, 2.0])]));
+        assert_eq!(ids(&get("n1", 6).unwrap()), ["a", "b"]);
         after_write("n1", 7, Change::Delete(&["a".to_string()]));
-        assert_eq!(ids(&get("n1", 7).unwrap()), [("b", 2.0)]);
+        assert_eq!(ids(&get("n1", 7).unwrap()), ["b"]);
         // Another isolate wrote generation 8: our write lands at 9, the copy is stale.
         after_write("n1", 9, Change::Clear);
         assert!(get("n1", 9).is_none());
+    }
+
+    #[test]
+    fn a_copy_refusing_a_replayed_vector_is_dropped() {
+        put("n2", 1, space(&[item("a", &[1.0, 0.0])]));
+        // D1 took a vector of another dimension; the copy cannot hold it.
+        after_write("n2", 2, Change::Upsert(&[item("b", &[1.0, 0.0, 0.0])]));
+        assert!(get("n2", 2).is_none() && get("n2", 1).is_none());
     }
 }

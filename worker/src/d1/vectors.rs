@@ -2,32 +2,30 @@
 //!
 //! What local dev runs (Vectorize has no local emulation), and a fallback for deployments
 //! without Vectorize. Reading every BLOB of an NPC for each query would be slow, so isolates
-//! keep decoded copies checked against a per-NPC generation number ([`vector_cache`]).
+//! keep decoded copies checked against a per-NPC generation number ([`vector_cache`]), in the
+//! core's [`VectorSpace`] (the in-memory index's, so both score alike).
 //!
 //! [`vector_cache`]: super::vector_cache
 
 use super::bind::*;
+use super::request::RequestState;
 use super::rows::collection_from_name;
-use super::vector_cache::{self, Change, Space};
+use super::vector_cache::{self, Change};
 use super::Db;
 use async_trait::async_trait;
 use hippo::error::PortError;
 use hippo::memory::{Collection, MemoryType};
 use hippo::ports::{PortResult, VectorFilter, VectorIndex, VectorItem};
-use hippo::retrieval::embed::dot;
+use hippo::store::VectorSpace;
 use serde::Deserialize;
 use std::rc::Rc;
 use wasm_bindgen::{JsCast, JsValue};
 
 pub struct D1VectorIndex {
     db: Db,
-    /// Generations the store read ahead in this request (each used once).
-    read_ahead: Option<VectorGenerations>,
+    /// Shared with the request's store, whose retrieval read fetches the vector generation.
+    request: Rc<RequestState>,
 }
-
-/// Vector generations read ahead by the store's retrieval read, for the vector index of the
-/// same request: one round trip fewer per retrieval.
-pub type VectorGenerations = Rc<std::cell::RefCell<std::collections::HashMap<String, i64>>>;
 
 /// The statement reading an NPC's vector generation (0 before its first vector).
 pub fn generation_statement(db: &Db, npcid: &str) -> PortResult<worker::D1PreparedStatement> {
@@ -39,24 +37,15 @@ pub fn generation_statement(db: &Db, npcid: &str) -> PortResult<worker::D1Prepar
 }
 
 #[derive(Deserialize)]
-struct Generation {
-    gen: i64,
+pub(super) struct Generation {
+    pub gen: i64,
 }
 
 impl D1VectorIndex {
-    pub fn new(db: Db) -> Self {
-        D1VectorIndex {
-            db,
-            read_ahead: None,
-        }
-    }
-
-    /// Takes generations the store reads ahead into `read_ahead`.
-    pub fn with_read_ahead(db: Db, read_ahead: VectorGenerations) -> Self {
-        D1VectorIndex {
-            db,
-            read_ahead: Some(read_ahead),
-        }
+    /// The index of the request whose state is `request` (made
+    /// [`RequestState::with_d1_vectors`], so the store reads generations for it).
+    pub fn new(db: Db, request: Rc<RequestState>) -> Self {
+        D1VectorIndex { db, request }
     }
 
     /// Runs `statements` and the NPC's generation bump in one batch (one transaction), then
@@ -73,10 +62,7 @@ impl D1VectorIndex {
              ON CONFLICT (npcid) DO UPDATE SET gen = gen + 1 RETURNING gen",
             &[text(npcid)],
         )?);
-        let results = self.db.batch(statements).await.map_err(backend)?;
-        if let Some(err) = results.iter().find_map(|r| r.error()) {
-            return Err(classify(&err));
-        }
+        let results = batch(&self.db, statements).await?;
         let generation = results
             .last()
             .and_then(|r| r.results::<Generation>().ok())
@@ -90,15 +76,11 @@ impl D1VectorIndex {
     }
 
     /// The NPC's vectors, from the isolate's copy when D1's generation says it is current.
-    async fn load(&self, npcid: &str) -> PortResult<Rc<Space>> {
-        // A cheap read of the generation first (unless the store read it ahead); the full
-        // read below returns the generation in every row (one statement, so the rows and the
-        // number agree).
-        let ahead = self
-            .read_ahead
-            .as_ref()
-            .and_then(|r| r.borrow_mut().remove(npcid));
-        let generation = match ahead {
+    async fn load(&self, npcid: &str) -> PortResult<Rc<VectorSpace>> {
+        // A cheap read of the generation first (unless the store's read fetched it); the
+        // full read below returns the generation in every row (one statement, so the rows
+        // and the number agree).
+        let generation = match self.request.take_vector_generation(npcid) {
             Some(generation) => generation,
             None => {
                 let rows = raw_rows(&generation_statement(&self.db, npcid)?).await?;
@@ -118,14 +100,14 @@ impl D1VectorIndex {
             &[text(npcid)],
         )?;
         let rows = raw_rows(&rows_stmt).await?;
-        let mut items = Vec::with_capacity(rows.len());
+        let mut space = VectorSpace::default();
         let mut loaded_generation = generation;
         for row in rows {
             let [gen, id, collection, memory_type, vec]: [JsValue; 5] = row
                 .try_into()
                 .map_err(|_| PortError::Backend("unreadable vector row".into()))?;
             loaded_generation = gen.as_f64().unwrap_or(0.0) as i64;
-            items.push(VectorItem {
+            let item = VectorItem {
                 id: id.as_string().unwrap_or_default(),
                 collection: collection
                     .as_string()
@@ -136,9 +118,12 @@ impl D1VectorIndex {
                     .and_then(|t| MemoryType::parse(&t))
                     .unwrap_or(MemoryType::Other),
                 values: decode_f32(&vec),
-            });
+            };
+            // A vector of another dimension than the NPC's first (left by an embedder
+            // change) can match no query of that embedder: it is left out.
+            let _ = space.upsert(item);
         }
-        let space = Rc::new(Space::new(items));
+        let space = Rc::new(space);
         vector_cache::put(npcid, loaded_generation, space.clone());
         Ok(space)
     }
@@ -174,36 +159,6 @@ pub fn f32_from_le_bytes(bytes: &[u8]) -> Vec<f32> {
         .collect()
 }
 
-/// The best `top_k` items for `vector` by cosine similarity, best first; ties by id. The
-/// items must be unit-length ([`Space`] stores them so), which leaves one dot product each.
-pub fn nearest(
-    items: &[VectorItem],
-    vector: &[f32],
-    top_k: usize,
-    filter: &VectorFilter,
-) -> Vec<(String, f32)> {
-    let norm = dot(vector, vector).sqrt();
-    if norm == 0.0 || top_k == 0 {
-        return Vec::new();
-    }
-    let mut hits: Vec<(&VectorItem, f32)> = items
-        .iter()
-        .filter(|i| filter.collections.is_empty() || filter.collections.contains(&i.collection))
-        .filter(|i| filter.types.is_empty() || filter.types.contains(&i.memory_type))
-        .filter(|i| i.values.len() == vector.len())
-        .map(|i| (i, dot(vector, &i.values) / norm))
-        .collect();
-    let order = |a: &(&VectorItem, f32), b: &(&VectorItem, f32)| {
-        b.1.total_cmp(&a.1).then_with(|| a.0.id.cmp(&b.0.id))
-    };
-    if hits.len() > top_k {
-        hits.select_nth_unstable_by(top_k - 1, order);
-        hits.truncate(top_k);
-    }
-    hits.sort_by(order);
-    hits.into_iter().map(|(i, s)| (i.id.clone(), s)).collect()
-}
-
 #[async_trait(?Send)]
 impl VectorIndex for D1VectorIndex {
     async fn upsert(&self, npcid: &str, items: Vec<VectorItem>) -> PortResult<()> {
@@ -237,7 +192,7 @@ impl VectorIndex for D1VectorIndex {
         filter: &VectorFilter,
     ) -> PortResult<Vec<(String, f32)>> {
         let space = self.load(npcid).await?;
-        Ok(nearest(&space.items, vector, top_k, filter))
+        Ok(space.query(vector, top_k, filter))
     }
 
     async fn delete(&self, npcid: &str, ids: &[String]) -> PortResult<()> {
@@ -276,44 +231,9 @@ impl VectorIndex for D1VectorIndex {
 mod tests {
     use super::*;
 
-    fn item(id: &str, c: Collection, t: MemoryType, values: &[f32]) -> VectorItem {
-        VectorItem {
-            id: id.into(),
-            collection: c,
-            memory_type: t,
-            values: values.to_vec(),
-        }
-    }
-
     #[test]
     fn blob_bytes_round_trip() {
         let v = [0.25f32, -1.5, 3.0e-7, f32::MAX];
         assert_eq!(f32_from_le_bytes(&f32_to_le_bytes(&v)), v);
-    }
-
-    #[test]
-    fn nearest_ranks_filters_and_cuts() {
-        let items = [
-            item("a", Collection::Memory, MemoryType::Profile, &[1.0, 0.0]),
-            item("b", Collection::Memory, MemoryType::Preference, &[0.8, 0.6]),
-            item("c", Collection::Content, MemoryType::History, &[0.0, 1.0]),
-        ];
-        // The query need not be unit-length: scores are cosines either way.
-        let all = nearest(&items, &[2.0, 0.0], 10, &VectorFilter::default());
-        assert_eq!(
-            all.iter().map(|h| h.0.as_str()).collect::<Vec<_>>(),
-            ["a", "b", "c"]
-        );
-        assert!((all[1].1 - 0.8).abs() < 1e-6);
-        let filtered = nearest(
-            &items,
-            &[1.0, 0.0],
-            1,
-            &VectorFilter {
-                collections: vec![Collection::Memory],
-                types: vec![MemoryType::Preference],
-            },
-        );
-        assert_eq!(filtered, vec![("b".to_string(), filtered[0].1)]);
     }
 }

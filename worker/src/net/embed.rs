@@ -6,20 +6,13 @@ use super::workers_ai::WorkersAi;
 use async_trait::async_trait;
 use hippo::error::PortError;
 use hippo::ports::{Embedder, HttpClient, HttpRequest, PortResult, SimilarityThresholds};
+use hippo::retrieval::embed::normalize_vector;
 use serde::{Deserialize, Serialize};
 use std::rc::Rc;
 
 /// Texts per request (providers cap batch sizes; 64 stays under all common caps).
 const BATCH: usize = 64;
 const TIMEOUT_MS: u32 = 10_000;
-
-fn normalized(mut v: Vec<f32>) -> Vec<f32> {
-    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-    if norm > 0.0 {
-        v.iter_mut().for_each(|x| *x /= norm);
-    }
-    v
-}
 
 fn check_dimensions(
     vectors: Vec<Vec<f32>>,
@@ -31,7 +24,7 @@ fn check_dimensions(
             "{what} returned {} dimensions, configured {dimension} (set HIPPO_EMBED_DIM)",
             v.len()
         ))),
-        None => Ok(vectors.into_iter().map(normalized).collect()),
+        None => Ok(vectors.into_iter().map(normalize_vector).collect()),
     }
 }
 

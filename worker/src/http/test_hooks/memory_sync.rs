@@ -73,7 +73,7 @@ async fn seen(store: &D1Store, npcid: &str) -> Result<Seen, String> {
 
 /// A fresh request of the isolate owning `cache` (`None`: SQL only).
 fn request(db: &Db, cache: Option<&Cache>) -> D1Store {
-    D1Store::with_memory_cache(db.clone(), cache.cloned())
+    D1Store::new(db.clone(), cache.cloned(), Rc::default())
 }
 
 async fn same_as_sql(db: &Db, cache: &Cache, npcid: &str, step: &str) -> CaseResult {

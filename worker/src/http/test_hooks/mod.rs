@@ -68,7 +68,7 @@ pub async fn store_suite(app: &App) -> Value {
     }
     match app.db() {
         Ok(db) => {
-            let sql_only = D1Store::with_memory_cache(db, None);
+            let sql_only = D1Store::new(db, None, Default::default());
             for (name, result) in run_store_suite(&sql_only, &run_prefix("s")).await {
                 cases.push((format!("sql/{name}"), result));
             }
