@@ -31,6 +31,8 @@ pub const LOG_PAGE_MAX: usize = 1_000;
 /// Page size bounds of `GET /api/npc`.
 pub const NPC_PAGE_DEFAULT: usize = 50;
 pub const NPC_PAGE_MAX: usize = 500;
+/// NPCs re-embedded per `POST /api/admin/reembed` call (a Worker's CPU and subrequest limits).
+pub const REEMBED_NPCS_PER_PAGE: usize = 20;
 
 /// Query of `GET /api/memories/{npcid}`. The Worker reads it from the query string (see
 /// [`Operation::parse`]); the npm package reads it with serde, which refuses a key it does not know.
@@ -174,6 +176,32 @@ pub struct DiaryView {
     /// Newest first.
     pub dailies: Vec<DiaryEntry>,
     pub count: usize,
+}
+
+// ---- Re-embedding ----
+
+/// `POST /api/admin/reembed?after=`: one page of NPCs re-embedded with the configured embedder.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReembedResponse {
+    pub status: String,
+    /// `name:dimension` of the embedder now recorded.
+    pub embedder: String,
+    /// NPCs re-embedded by this call.
+    pub npcs: usize,
+    /// Vectors written by this call.
+    pub vectors: usize,
+    /// Pass as `after` to continue; null when done.
+    pub next: Option<String>,
+}
+
+/// The npm package's `reembed()`: every NPC re-embedded, the pages summed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReembedReport {
+    pub status: String,
+    /// `name:dimension` of the embedder now recorded.
+    pub embedder: String,
+    /// How many vectors were written.
+    pub vectors: usize,
 }
 
 // ---- Dream (seed) ----

@@ -725,6 +725,56 @@ fn a_database_refuses_a_different_embedder() {
 }
 
 #[test]
+fn reembedding_pages_through_every_npc_and_adopts_the_configured_embedder() {
+    let w = world();
+    let per_page = hippo::api::REEMBED_NPCS_PER_PAGE;
+    // One NPC more than a page, each with one memory.
+    let ids: Vec<String> = (0..=per_page).map(|i| format!("re{i:03}")).collect();
+    for id in &ids {
+        npc(&w, id, json!({}));
+        add(
+            &w,
+            id,
+            json!([{"summary": format!("{id} likes tea"), "type": "preference"}]),
+        );
+    }
+    run(hippo::ports::Store::set_meta(
+        w.store.as_ref(),
+        "embedder",
+        "other-model:1024",
+    ))
+    .unwrap();
+
+    let first = run(w.hippo.reembed_page(None)).unwrap();
+    assert_eq!((first.npcs, first.vectors), (per_page, per_page));
+    let after = first.next.clone().expect("a second page");
+    assert_eq!(
+        run(hippo::ports::Store::meta(w.store.as_ref(), "embedder")).unwrap(),
+        Some(first.embedder.clone()),
+        "the first page records the configured embedder"
+    );
+    let last = run(w.hippo.reembed_page(Some(&after))).unwrap();
+    assert_eq!((last.npcs, last.vectors, last.next), (1, 1, None));
+    assert_eq!(last.embedder, first.embedder);
+
+    // The npm package's whole walk gives the sum of the pages.
+    run(hippo::ports::Store::set_meta(
+        w.store.as_ref(),
+        "embedder",
+        "other-model:1024",
+    ))
+    .unwrap();
+    let all = run(w.hippo.reembed_all()).unwrap();
+    assert_eq!((all.status.as_str(), all.vectors), ("ok", per_page + 1));
+    assert_eq!(all.embedder, first.embedder);
+    add(
+        &w,
+        "re000",
+        json!([{"summary": "re000 paints", "type": "preference"}]),
+    );
+}
+
+#[test]
 fn memory_inputs_are_validated_with_their_index() {
     let w = world();
     npc(&w, "val", json!({}));

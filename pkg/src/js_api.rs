@@ -13,7 +13,7 @@ use crate::convert::{from_js, property, request_json, to_js, to_js_error};
 use crate::options;
 use crate::storage::PersistedState;
 use hippo::api::{self, *};
-use hippo::api::{ListMemoriesQuery, LOG_PAGE_DEFAULT, NPC_PAGE_DEFAULT, NPC_PAGE_MAX};
+use hippo::api::{ListMemoriesQuery, LOG_PAGE_DEFAULT, NPC_PAGE_DEFAULT};
 use js_sys::Promise;
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
@@ -52,16 +52,6 @@ struct LogRange {
     since: u64,
     #[serde(default)]
     limit: Option<usize>,
-}
-
-/// The answer of `reembed()`.
-#[derive(Serialize)]
-struct Reembedded {
-    status: &'static str,
-    /// `name:dimension` of the embedder now recorded.
-    embedder: String,
-    /// How many vectors were written.
-    vectors: usize,
 }
 
 /// `{npcid?, scopes?}` → the MCP caller: a token-like caller bound to `npcid` with `scopes`
@@ -393,7 +383,7 @@ impl JsHippo {
     /// store's embedder (what the HTTP API's re-embed operation does): needed once after
     /// switching `embed`, which otherwise rejects with `not_configured`.
     pub fn reembed(&self) -> Promise {
-        call(&self.inner, |i| async move { reembed_all(&i.hippo).await })
+        call(&self.inner, |i| async move { i.hippo.reembed_all().await })
     }
 
     /// Resolves once every change made so far is saved. Each call already saves its own
@@ -418,28 +408,6 @@ impl JsHippo {
             Ok(JsValue::UNDEFINED)
         })
     }
-}
-
-/// Records the configured embedder, then rebuilds every NPC's vectors with it.
-async fn reembed_all(hippo: &hippo::Hippo) -> hippo::Result<Reembedded> {
-    let embedder = hippo.adopt_embedder().await?;
-    let mut vectors: usize = 0;
-    let mut after: Option<String> = None;
-    loop {
-        let page = hippo.list_npcs(after.as_deref(), NPC_PAGE_MAX).await?;
-        for npc in &page.npcs {
-            vectors = vectors.saturating_add(hippo.rebuild_vectors(&npc.npcid).await?);
-        }
-        match page.next {
-            Some(next) => after = Some(next),
-            None => break,
-        }
-    }
-    Ok(Reembedded {
-        status: "ok",
-        embedder,
-        vectors,
-    })
 }
 
 /// `{dryRun}` (or `{dry_run}` as in the HTTP query); absent means a real dream.

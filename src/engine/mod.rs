@@ -14,6 +14,7 @@ mod ingest;
 mod memories;
 mod new_memory;
 pub(crate) mod npcs;
+mod reembed;
 mod search;
 mod sources;
 mod tokens;
@@ -118,8 +119,7 @@ impl Hippo {
         if self.embedder_checked.get() {
             return Ok(());
         }
-        let e = &self.ports.embedder;
-        let mine = format!("{}:{}", e.name(), e.dimension());
+        let mine = self.configured_embedder();
         match self.ports.store.meta(EMBEDDER_META_KEY).await? {
             None if !record => return Ok(()),
             None => self.ports.store.set_meta(EMBEDDER_META_KEY, &mine).await?,
@@ -136,11 +136,16 @@ impl Hippo {
         Ok(())
     }
 
+    /// `name:dimension` of the configured embedder, as the database records it.
+    fn configured_embedder(&self) -> String {
+        let e = &self.ports.embedder;
+        format!("{}:{}", e.name(), e.dimension())
+    }
+
     /// Forgets the recorded embedder and records the configured one (the explicit
     /// re-embedding operation calls this before rebuilding every NPC's vectors).
-    pub async fn adopt_embedder(&self) -> Result<String> {
-        let e = &self.ports.embedder;
-        let mine = format!("{}:{}", e.name(), e.dimension());
+    async fn adopt_embedder(&self) -> Result<String> {
+        let mine = self.configured_embedder();
         self.ports.store.set_meta(EMBEDDER_META_KEY, &mine).await?;
         self.embedder_checked.set(true);
         Ok(mine)

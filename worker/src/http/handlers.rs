@@ -83,7 +83,7 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
         }
         Op::Reembed => {
             let after = param(&query_pairs(&req)?, "after").map(str::to_string);
-            ok_json(&reembed(&app, after).await?)
+            ok_json(&hippo.reembed_page(after.as_deref()).await?)
         }
         Op::MemoryRetrieval => {
             let header = authorization
@@ -170,34 +170,4 @@ async fn retrieve(app: &App, caller: Option<&Caller>, parsed: ParsedRetrieval) -
         (js_sys::Date::now() - started) as i64
     );
     ok_json(&response)
-}
-
-/// NPCs re-embedded per `POST /api/admin/reembed` call (Worker CPU and subrequest limits).
-const REEMBED_NPCS_PER_CALL: usize = 20;
-
-/// Re-embeds NPCs with the configured embedder, a page at a time: the first call (no
-/// `after`) records the configured embedder as the database's; pass `next` until it is absent.
-async fn reembed(app: &App, after: Option<String>) -> Result<serde_json::Value, HttpError> {
-    let hippo = &app.hippo;
-    let embedder = match &after {
-        None => hippo.adopt_embedder().await?,
-        Some(_) => {
-            let e = &hippo.ports().embedder;
-            format!("{}:{}", e.name(), e.dimension())
-        }
-    };
-    let page = hippo
-        .list_npcs(after.as_deref(), REEMBED_NPCS_PER_CALL)
-        .await?;
-    let mut vectors: usize = 0;
-    for npc in &page.npcs {
-        vectors = vectors.saturating_add(hippo.rebuild_vectors(&npc.npcid).await?);
-    }
-    Ok(json!({
-        "status": "ok",
-        "embedder": embedder,
-        "npcs": page.npcs.len(),
-        "vectors": vectors,
-        "next": page.next,
-    }))
 }
