@@ -4,7 +4,7 @@ SHELL := /bin/bash
 PORT ?= 8787
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup test test-rust test-wasm lint fmt fuzz bench bench-precision bench-year bench-year-latency
+.PHONY: setup test test-rust test-wasm lint fmt fuzz bench bench-precision bench-year bench-year-latency contract contract-check
 
 setup:
 	@bash scripts/setup.sh
@@ -16,6 +16,7 @@ lint: setup
 	cargo clippy -p hippo-worker --all-targets --features test-hooks -- -D warnings
 # The npm retrieval benchmark's example (make bench-npm) builds only with the `bench` feature.
 	cargo clippy -p hippo-wasm --all-targets --features bench -- -D warnings
+	cargo clippy -p hippo --all-targets --features contract -- -D warnings
 
 test-rust: setup
 	cargo test --workspace
@@ -24,7 +25,18 @@ test-rust: setup
 test-wasm: setup
 	cargo build -p hippo --lib --target wasm32-unknown-unknown
 
-test: lint test-rust test-wasm test-worker test-npm test-browser test-security test-reliability
+# The wire contract: the JSON Schemas in worker/src/http/openapi_components.json and the data
+# types in pkg/index.d.ts are derived from the Rust types (src/contract.rs). `make contract`
+# rewrites them; `make contract-check` fails, naming the file and its first differing line,
+# when a checked-in copy differs from what the Rust types give.
+contract: setup
+	cargo run -q -p hippo --features contract --bin hippo-contract
+
+contract-check: setup
+	cargo run -q -p hippo --features contract --bin hippo-contract -- --check
+	cargo test -q -p hippo --features contract --lib contract
+
+test: lint contract-check test-rust test-wasm test-worker test-npm test-browser test-security test-reliability
 	@echo "all suites passed"
 
 fmt:

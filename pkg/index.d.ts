@@ -81,15 +81,6 @@ export declare class HippoError extends Error {
   readonly code: HippoErrorCode;
 }
 
-/** The answer of `reembed()`. */
-export interface ReembedResponse {
-  status: 'ok';
-  /** `name:dimension` of the embedder now recorded. */
-  embedder: string;
-  /** How many vectors were written. */
-  vectors: number;
-}
-
 // ---- Shared shapes ----
 
 /** RFC 3339, e.g. "2026-04-08T10:00:00.000Z". */
@@ -109,10 +100,6 @@ export type MemoryType =
 
 export type PkgValue = string | string[] | boolean;
 export type Pkg = Record<string, PkgValue>;
-
-export interface StatusOk {
-  status: 'ok';
-}
 
 // ---- NPC ----
 
@@ -165,11 +152,6 @@ export interface PkgUpdate {
   value: string | string[];
 }
 
-export interface PkgUpdateResponse {
-  status: 'ok';
-  updated_fields: string[];
-}
-
 // ---- Relationships ----
 
 export interface Entity {
@@ -195,12 +177,6 @@ export interface EntityOp {
   alias?: string[];
   title?: string[];
   remark?: string;
-}
-
-export interface EntityOpsResponse {
-  status: 'ok';
-  results: { op: string; id: string }[];
-  count: number;
 }
 
 // ---- Diary ----
@@ -234,13 +210,6 @@ export interface ConversationAppend {
   session_id?: string;
   turns: TurnInput[];
   summary?: string;
-}
-
-export interface ConversationAppendResponse {
-  status: 'ok';
-  appended: number;
-  duplicates: number;
-  last_seq: number;
 }
 
 export interface Turn {
@@ -344,17 +313,6 @@ export interface McpTool {
 
 // ---- Memories ----
 
-/** Why an item is sensitive (never returned by `retrieve`); see the Worker's docs/SECURITY.md. */
-export type SensitiveCategory =
-  | 'credentials'
-  | 'government_id'
-  | 'finance'
-  | 'health'
-  | 'sexuality'
-  | 'precise_location'
-  | 'contact'
-  | 'other';
-
 export interface MemoryInput {
   summary: string;
   type: MemoryType;
@@ -370,20 +328,6 @@ export interface MemoryInput {
   sensitive_category?: SensitiveCategory;
   /** Store it pinned (never decays out of retrieval, always in the brief). */
   pinned?: boolean;
-}
-
-export interface AddMemoriesResponse {
-  status: 'ok';
-  results: {
-    id: string;
-    action: 'inserted' | 'reinforced' | 'superseded';
-    supersedes?: string;
-    /** The stored memory is sensitive (asked for, detected, or inherited from a duplicate). */
-    sensitive?: true;
-    sensitive_category?: SensitiveCategory;
-  }[];
-  /** Set when the memories are durable but have no vectors (embedding or index failure). */
-  warning?: string;
 }
 
 export interface Memory {
@@ -546,6 +490,88 @@ export interface NpcExport {
   memories: Memory[];
 }
 
+/** The answer of `reembed()` (its former name). */
+export type ReembedResponse = ReembedReport;
+
+// ---- Generated from the Rust wire types by `make contract` (src/contract.rs); do not edit ----
+
+/** `{"status": "ok"}` plus nothing else. */
+export interface StatusOk {
+  status: 'ok';
+}
+
+export interface PkgUpdateResponse {
+  status: 'ok';
+  updated_fields: string[];
+}
+
+export interface EntityOpsResponse {
+  status: 'ok';
+  results: EntityOpResult[];
+  count: number;
+}
+
+/** What each op did: `{op, id}` in request order. */
+export interface EntityOpResult {
+  op: string;
+  id: string;
+}
+
+export interface ConversationAppendResponse {
+  status: 'ok';
+  appended: number;
+  /** Turns already present (same session and index): not stored twice. */
+  duplicates: number;
+  last_seq: number;
+}
+
+export interface AddMemoriesResponse {
+  status: 'ok';
+  /** One per input, in order: the id and what conflict resolution did. */
+  results: AddMemoryResult[];
+  /**
+   * Set when the memories are durable but not in the vector index (the embedding service
+   * or the index failed): they are found lexically until the NPC's vectors are rebuilt.
+   */
+  warning?: string;
+}
+
+export interface AddMemoryResult {
+  id: string;
+  /** `inserted` | `reinforced` | `superseded` (the new one replaced `supersedes`). */
+  action: 'inserted' | 'reinforced' | 'superseded';
+  supersedes?: string;
+  /**
+   * Set when the stored memory is sensitive (asked for, detected, or inherited from the
+   * memory it duplicates or replaces): memory_retrieval never returns it.
+   */
+  sensitive?: boolean;
+  /** Why it is sensitive (docs/SECURITY.md, "Sensitivity model"). */
+  sensitive_category?: SensitiveCategory;
+}
+
+/** Why a text is sensitive. */
+export type SensitiveCategory =
+  | 'credentials'
+  | 'government_id'
+  | 'finance'
+  | 'health'
+  | 'sexuality'
+  | 'precise_location'
+  | 'contact'
+  | 'other';
+
+/** The npm package's `reembed()`: every NPC re-embedded, the pages summed. */
+export interface ReembedReport {
+  status: 'ok';
+  /** `name:dimension` of the embedder now recorded. */
+  embedder: string;
+  /** How many vectors were written. */
+  vectors: number;
+}
+
+// ---- End of the generated types ----
+
 // ---- The class ----
 
 export declare class Hippo {
@@ -598,7 +624,7 @@ export declare class Hippo {
 
   /** Re-embeds every memory with the configured embedder (needed once after changing
    * `embed`; until then calls reject with `not_configured`). */
-  reembed(): Promise<ReembedResponse>;
+  reembed(): Promise<ReembedReport>;
 
   /** Resolves once every change so far is saved (mutations already wait for their own save). */
   flush(): Promise<void>;

@@ -55,8 +55,10 @@ pub struct ListMemoriesQuery {
 }
 
 /// `{"status": "ok"}` plus nothing else.
+#[cfg_attr(feature = "contract", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Ok {
+    #[cfg_attr(feature = "contract", schemars(extend("const" = "ok")))]
     pub status: String,
 }
 
@@ -132,8 +134,10 @@ pub struct PkgUpdateRequest {
     pub updates: Vec<PkgUpdate>,
 }
 
+#[cfg_attr(feature = "contract", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PkgUpdateResponse {
+    #[cfg_attr(feature = "contract", schemars(extend("const" = "ok")))]
     pub status: String,
     pub updated_fields: Vec<String>,
 }
@@ -154,14 +158,17 @@ pub struct EntityOpsRequest {
 }
 
 /// What each op did: `{op, id}` in request order.
+#[cfg_attr(feature = "contract", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EntityOpResult {
     pub op: String,
     pub id: String,
 }
 
+#[cfg_attr(feature = "contract", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EntityOpsResponse {
+    #[cfg_attr(feature = "contract", schemars(extend("const" = "ok")))]
     pub status: String,
     pub results: Vec<EntityOpResult>,
     pub count: usize,
@@ -181,8 +188,10 @@ pub struct DiaryView {
 // ---- Re-embedding ----
 
 /// `POST /api/admin/reembed?after=`: one page of NPCs re-embedded with the configured embedder.
+#[cfg_attr(feature = "contract", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReembedResponse {
+    #[cfg_attr(feature = "contract", schemars(extend("const" = "ok")))]
     pub status: String,
     /// `name:dimension` of the embedder now recorded.
     pub embedder: String,
@@ -195,8 +204,10 @@ pub struct ReembedResponse {
 }
 
 /// The npm package's `reembed()`: every NPC re-embedded, the pages summed.
+#[cfg_attr(feature = "contract", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReembedReport {
+    #[cfg_attr(feature = "contract", schemars(extend("const" = "ok")))]
     pub status: String,
     /// `name:dimension` of the embedder now recorded.
     pub embedder: String,
@@ -304,8 +315,10 @@ pub struct TurnInput {
     pub emotion: Option<String>,
 }
 
+#[cfg_attr(feature = "contract", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConversationAppendResponse {
+    #[cfg_attr(feature = "contract", schemars(extend("const" = "ok")))]
     pub status: String,
     pub appended: usize,
     /// Turns already present (same session and index): not stored twice.
@@ -327,8 +340,10 @@ pub struct AddMemoriesRequest {
     pub memories: Vec<MemoryInput>,
 }
 
+#[cfg_attr(feature = "contract", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AddMemoriesResponse {
+    #[cfg_attr(feature = "contract", schemars(extend("const" = "ok")))]
     pub status: String,
     /// One per input, in order: the id and what conflict resolution did.
     pub results: Vec<AddMemoryResult>,
@@ -338,10 +353,15 @@ pub struct AddMemoriesResponse {
     pub warning: Option<String>,
 }
 
+#[cfg_attr(feature = "contract", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AddMemoryResult {
     pub id: String,
     /// `inserted` | `reinforced` | `superseded` (the new one replaced `supersedes`).
+    #[cfg_attr(
+        feature = "contract",
+        schemars(extend("enum" = ["inserted", "reinforced", "superseded"]))
+    )]
     pub action: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub supersedes: Option<String>,
@@ -349,6 +369,7 @@ pub struct AddMemoryResult {
     /// memory it duplicates or replaces): memory_retrieval never returns it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sensitive: bool,
+    /// Why it is sensitive (docs/SECURITY.md, "Sensitivity model").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sensitive_category: Option<Category>,
 }
@@ -497,8 +518,10 @@ pub struct RetrievedMemory {
 }
 
 /// `POST /api/npc/{npcid}/vectors/rebuild`.
+#[cfg_attr(feature = "contract", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RebuildResponse {
+    #[cfg_attr(feature = "contract", schemars(extend("const" = "ok")))]
     pub status: String,
     /// How many vectors were written.
     pub vectors: usize,
@@ -535,8 +558,10 @@ pub struct BriefResponse {
 }
 
 /// `DELETE /api/memories/{npcid}?confirm={npcid}` (MCP `forget` with `all`).
+#[cfg_attr(feature = "contract", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Forgot {
+    #[cfg_attr(feature = "contract", schemars(extend("const" = "ok")))]
     pub status: String,
     /// How many memories were deleted.
     pub deleted: usize,

@@ -16,6 +16,8 @@
 
 pub mod api;
 pub mod brief;
+#[cfg(feature = "contract")]
+pub mod contract;
 pub mod conversation;
 pub mod diary;
 pub mod dream;

@@ -23,6 +23,11 @@ use std::ops::Range;
 /// Why a text is sensitive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", try_from = "String")]
+#[cfg_attr(
+    feature = "contract",
+    derive(schemars::JsonSchema),
+    schemars(rename = "SensitiveCategory")
+)]
 pub enum Category {
     /// Passwords, PINs, API keys, verification codes.
     Credentials,

@@ -1,5 +1,7 @@
 //! `GET /openapi.json`: OpenAPI 3.1, generated from the route table (paths, methods, auth,
-//! parameters, errors) plus the component schemas in `openapi_components.json`.
+//! parameters, errors) plus the component schemas in `openapi_components.json`, which
+//! `make contract` writes from the Rust wire types (src/contract.rs) and the hand-written
+//! `openapi_handwritten.json`; edit those, not the components file.
 
 use super::routes::{Access, Op, Route, ROUTES};
 use crate::error::Surface;
