@@ -230,46 +230,6 @@ export interface ConversationView {
   watermark: number;
 }
 
-// ---- Dream ----
-
-export interface DreamReport {
-  skipped: boolean;
-  diary: {
-    date: string;
-    diary_text: string;
-    prior_merged: boolean;
-    overflow_count: number;
-    dry_run?: true;
-  } | null;
-  extractions: {
-    entity_ops_count: number;
-    pkg_updates_count: number;
-    entity_ops: EntityOp[];
-    pkg_updates: PkgUpdate[];
-    rel_written: boolean;
-    pkg_written: boolean;
-    memories: {
-      summary: string;
-      type: MemoryType;
-      importance: number;
-      confidence: number;
-      action: 'inserted' | 'reinforced' | 'superseded' | string;
-      sensitive?: true;
-      sensitive_category?: SensitiveCategory;
-      /** Stored pinned: the user asked in that turn to remember it ("记住这件事"). */
-      pinned?: true;
-    }[];
-    memories_written: boolean;
-    dry_run?: true;
-  } | null;
-  cleanup: {
-    content_hybrid_deleted: number;
-    emotion_v2_deleted: number;
-    dry_run?: true;
-  } | null;
-  error: string | null;
-}
-
 // ---- Session brief and MCP (issue 16) ----
 
 export interface BriefRequest {
@@ -560,6 +520,63 @@ export type SensitiveCategory =
   | 'precise_location'
   | 'contact'
   | 'other';
+
+export interface DreamReport {
+  skipped: boolean;
+  diary: DiaryReport | null;
+  extractions: ExtractionReport | null;
+  cleanup: CleanupReport | null;
+  /** The stages' errors, joined by `; `. */
+  error: string | null;
+}
+
+export interface DiaryReport {
+  date: string;
+  diary_text: string;
+  prior_merged: boolean;
+  overflow_count: number;
+  dry_run?: boolean;
+}
+
+export interface ExtractionReport {
+  entity_ops_count: number;
+  pkg_updates_count: number;
+  entity_ops: EntityOp[];
+  pkg_updates: PkgUpdate[];
+  rel_written: boolean;
+  pkg_written: boolean;
+  /**
+   * Hippo's addition: typed memories the dream extracted, and what conflict resolution
+   * did with each (`inserted`, `reinforced`, `superseded`).
+   */
+  memories: ExtractedMemoryReport[];
+  memories_written: boolean;
+  dry_run?: boolean;
+}
+
+export interface ExtractedMemoryReport {
+  summary: string;
+  type: MemoryType;
+  importance: number;
+  confidence: number;
+  /** What conflict resolution did: `inserted`, `reinforced` or `superseded`. */
+  action: string;
+  /**
+   * The stored memory is sensitive (the extractor's or the LLM's mark, the detector's
+   * floor, or a sensitive duplicate).
+   */
+  sensitive?: boolean;
+  /** Why it is sensitive (docs/SECURITY.md, "Sensitivity model"). */
+  sensitive_category?: SensitiveCategory;
+  /** Stored pinned: the user asked in that turn to remember it ("记住这件事"). */
+  pinned?: boolean;
+}
+
+export interface CleanupReport {
+  content_hybrid_deleted: number;
+  emotion_v2_deleted: number;
+  dry_run?: boolean;
+}
 
 /** The npm package's `reembed()`: every NPC re-embedded, the pages summed. */
 export interface ReembedReport {

@@ -76,6 +76,48 @@ impl Default for Ok {
     }
 }
 
+/// The body of an `/api` error (SPEC §3.3); the HTTP status says which.
+#[cfg_attr(feature = "contract", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApiError {
+    #[cfg_attr(feature = "contract", schemars(extend("const" = "error")))]
+    pub status: String,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(message: impl Into<String>) -> Self {
+        ApiError {
+            status: "error".into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// The body of a memory_retrieval error (SPEC §3.4).
+#[cfg_attr(feature = "contract", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RetrievalError {
+    pub error: RetrievalErrorDetail,
+}
+
+#[cfg_attr(feature = "contract", derive(schemars::JsonSchema), schemars(inline))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RetrievalErrorDetail {
+    #[cfg_attr(
+        feature = "contract",
+        schemars(extend("enum" = [
+            "invalid_request",
+            "unauthorized",
+            "request_too_large",
+            "internal_error",
+            "not_configured"
+        ]))
+    )]
+    pub code: String,
+    pub message: String,
+}
+
 // ---- NPC (SPEC §3.3) ----
 
 /// `PUT /api/npc/{npcid}`. The initial `pkg` goes through the PKG merge rules.
@@ -217,21 +259,26 @@ pub struct ReembedReport {
 
 // ---- Dream (seed) ----
 
+#[cfg_attr(feature = "contract", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DreamResponse {
+    #[cfg_attr(feature = "contract", schemars(extend("const" = "ok")))]
     pub status: String,
     pub report: DreamReport,
 }
 
+#[cfg_attr(feature = "contract", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct DreamReport {
     pub skipped: bool,
     pub diary: Option<DiaryReport>,
     pub extractions: Option<ExtractionReport>,
     pub cleanup: Option<CleanupReport>,
+    /// The stages' errors, joined by `; `.
     pub error: Option<String>,
 }
 
+#[cfg_attr(feature = "contract", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DiaryReport {
     pub date: String,
@@ -242,11 +289,20 @@ pub struct DiaryReport {
     pub dry_run: bool,
 }
 
+#[cfg_attr(feature = "contract", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExtractionReport {
     pub entity_ops_count: usize,
     pub pkg_updates_count: usize,
+    #[cfg_attr(
+        feature = "contract",
+        schemars(schema_with = "crate::contract::entity_ops")
+    )]
     pub entity_ops: Vec<EntityOp>,
+    #[cfg_attr(
+        feature = "contract",
+        schemars(schema_with = "crate::contract::pkg_updates")
+    )]
     pub pkg_updates: Vec<PkgUpdate>,
     pub rel_written: bool,
     pub pkg_written: bool,
@@ -260,18 +316,25 @@ pub struct ExtractionReport {
     pub dry_run: bool,
 }
 
+#[cfg_attr(feature = "contract", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExtractedMemoryReport {
     pub summary: String,
     #[serde(rename = "type")]
+    #[cfg_attr(
+        feature = "contract",
+        schemars(schema_with = "crate::contract::memory_type")
+    )]
     pub memory_type: String,
     pub importance: f64,
     pub confidence: f64,
+    /// What conflict resolution did: `inserted`, `reinforced` or `superseded`.
     pub action: String,
     /// The stored memory is sensitive (the extractor's or the LLM's mark, the detector's
     /// floor, or a sensitive duplicate).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sensitive: bool,
+    /// Why it is sensitive (docs/SECURITY.md, "Sensitivity model").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sensitive_category: Option<Category>,
     /// Stored pinned: the user asked in that turn to remember it ("记住这件事").
@@ -279,6 +342,7 @@ pub struct ExtractedMemoryReport {
     pub pinned: bool,
 }
 
+#[cfg_attr(feature = "contract", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CleanupReport {
     pub content_hybrid_deleted: usize,

@@ -10,7 +10,7 @@
 
 use crate::api;
 use schemars::generate::{Contract, SchemaGenerator, SchemaSettings};
-use schemars::JsonSchema;
+use schemars::{json_schema, JsonSchema, Schema};
 use serde_json::{Map, Value};
 use std::fmt::Write as _;
 
@@ -52,12 +52,33 @@ fn shared_shapes() -> SchemaGenerator {
     add::<api::EntityOpsResponse>(&mut g);
     add::<api::ConversationAppendResponse>(&mut g);
     add::<api::AddMemoriesResponse>(&mut g);
+    add::<api::DreamReport>(&mut g);
     g
+}
+
+/// A `$ref` to a shape still written by hand (for a derived shape's field).
+fn handwritten(name: &str) -> Schema {
+    json_schema!({ "$ref": format!("#/components/schemas/{name}") })
+}
+
+pub(crate) fn entity_ops(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "type": "array", "items": handwritten("EntityOp") })
+}
+
+pub(crate) fn pkg_updates(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "type": "array", "items": handwritten("PkgUpdate") })
+}
+
+pub(crate) fn memory_type(_: &mut SchemaGenerator) -> Schema {
+    handwritten("MemoryType")
 }
 
 /// The derived schemas of the HTTP API's shapes, by component name.
 pub fn openapi_schemas() -> Map<String, Value> {
     let mut g = shared_shapes();
+    add::<api::ApiError>(&mut g);
+    add::<api::RetrievalError>(&mut g);
+    add::<api::DreamResponse>(&mut g);
     add::<api::RebuildResponse>(&mut g);
     add::<api::ReembedResponse>(&mut g);
     add::<api::Forgot>(&mut g);
@@ -155,6 +176,13 @@ pub fn components(handwritten: &str) -> Result<String, String> {
         }
         all.insert(name, schema);
     }
+    let mut references = Vec::new();
+    collect_references(&Value::Object(all.clone()), &mut references);
+    if let Some(missing) = references.iter().find(|name| !all.contains_key(*name)) {
+        return Err(format!(
+            "a schema refers to {missing}, which is neither derived nor in {HANDWRITTEN_PATH}"
+        ));
+    }
     // One space of indent, as the file was written before it was generated.
     let mut text = Vec::new();
     let formatter = serde_json::ser::PrettyFormatter::with_indent(b" ");
@@ -162,6 +190,23 @@ pub fn components(handwritten: &str) -> Result<String, String> {
     serde::Serialize::serialize(&Value::Object(all), &mut serializer).map_err(|e| e.to_string())?;
     text.push(b'\n');
     String::from_utf8(text).map_err(|e| e.to_string())
+}
+
+fn collect_references(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(name) = map
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix("#/components/schemas/"))
+            {
+                out.push(name.to_string());
+            }
+            map.values().for_each(|v| collect_references(v, out));
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_references(v, out)),
+        _ => {}
+    }
 }
 
 /// `index.d.ts` with its generated block replaced by the declarations of the npm shapes.
@@ -384,6 +429,18 @@ mod tests {
             .as_array()
             .unwrap()
             .contains(&"next".into()));
+    }
+
+    #[test]
+    fn a_reference_to_a_missing_handwritten_shape_is_refused() {
+        // DreamReport's entity_ops refer to the hand-written EntityOp.
+        let error = components("{}").unwrap_err();
+        assert!(error.contains("neither derived nor in"), "{error}");
+        let error = components(r#"{"Ok": {}}"#).unwrap_err();
+        assert!(
+            error.contains("Ok is derived from the Rust types"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! `{"status": "error", "message": …}`; memory_retrieval answers the protocol's
 //! `{"error": {"code": …, "message": …}}`; `/mcp` answers a JSON-RPC 2.0 error.
 
+use hippo::api::{ApiError, RetrievalError, RetrievalErrorDetail};
 use hippo::error::{Error, PortError};
 use serde_json::json;
 use worker::Response;
@@ -84,20 +85,25 @@ impl HttpError {
         if self.status >= 500 {
             worker::console_error!("{} {}: {}", self.status, self.code, self.message);
         }
-        let body = match surface {
-            Surface::Api => json!({ "status": "error", "message": self.message }),
+        let response = match surface {
+            Surface::Api => Response::from_json(&ApiError::new(self.message.as_str()))?,
             Surface::Retrieval => {
                 let message = if self.status == 500 {
                     "internal error"
                 } else {
                     self.message.as_str()
                 };
-                json!({ "error": { "code": self.code, "message": message } })
+                Response::from_json(&RetrievalError {
+                    error: RetrievalErrorDetail {
+                        code: self.code.into(),
+                        message: message.into(),
+                    },
+                })?
             }
-            Surface::Mcp => json!({ "jsonrpc": "2.0", "id": null, "error": {
-                "code": jsonrpc_code(self.status), "message": self.message } }),
+            Surface::Mcp => Response::from_json(&json!({ "jsonrpc": "2.0", "id": null, "error": {
+                "code": jsonrpc_code(self.status), "message": self.message } }))?,
         };
-        Ok(Response::from_json(&body)?.with_status(self.status))
+        Ok(response.with_status(self.status))
     }
 }
 

@@ -13,7 +13,6 @@ use crate::error::HttpError;
 use hippo::api::protocol::{parse_retrieval_request, ParsedRetrieval, MAX_REQUEST_BYTES};
 use hippo::api::{param, Caller, Operation, RawRequest, Reply as CoreReply};
 use serde::Serialize;
-use serde_json::json;
 use worker::{Request, Response, RouteContext};
 
 type Reply = Result<Response, HttpError>;
@@ -36,7 +35,7 @@ fn path_params<'a>(route: &Route, ctx: &'a RouteContext<()>) -> Vec<(&'static st
 pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Reply {
     // Routes that need neither configuration nor storage.
     match route.op {
-        Op::Health => return ok_json(&json!({ "status": "ok" })),
+        Op::Health => return ok_json(&hippo::api::Ok::new()),
         Op::OpenApi => return ok_json(&super::openapi::document()),
         Op::Dashboard => return dashboard_asset(route.path),
         _ => {}
@@ -64,7 +63,7 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
     let app = App::from_env(&ctx.env)?;
     let hippo = &app.hippo;
     match route.op {
-        Op::Health => ok_json(&json!({ "status": "ok" })),
+        Op::Health => ok_json(&hippo::api::Ok::new()),
         Op::OpenApi => ok_json(&super::openapi::document()),
         Op::Dashboard => dashboard_asset(route.path),
         Op::Core(kind) => {
