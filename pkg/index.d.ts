@@ -83,8 +83,6 @@ export declare class HippoError extends Error {
 
 // ---- Shared shapes ----
 
-/** RFC 3339, e.g. "2026-04-08T10:00:00.000Z". */
-export type Timestamp = string;
 /** Accepted on input: RFC 3339, "YYYY-MM-DD", or milliseconds since the epoch. */
 export type TimeInput = string | number;
 
@@ -378,35 +376,6 @@ export interface SearchRequest {
   include_sources?: boolean;
 }
 
-export interface SearchHit {
-  id: string;
-  summary: string;
-  type: MemoryType;
-  confidence: number;
-  updated_at: Timestamp;
-  source: string;
-  score: number;
-  /** Only with `include_sensitive`: a stored mark or what the detector flags. */
-  sensitive: boolean;
-  sensitive_category?: SensitiveCategory;
-  signals?: Record<string, number>;
-  /** Only with `include_sources`: the hit's first 5 source turns still kept, as kept (no
-   * sensitive sentence; without `include_sensitive`, no quote marked or detected sensitive). */
-  sources?: SourceTurn[];
-}
-
-/** A conversation turn a hit came from, as the dream kept it. */
-export interface SourceTurn {
-  turn_id: string;
-  role: 'user' | 'assistant' | 'summary';
-  ts: Timestamp;
-  text: string;
-}
-
-export interface SearchResponse {
-  memories: SearchHit[];
-}
-
 /** The memory_retrieval request (the NPC is the method's argument, not a token). */
 /** Read exactly as the Worker reads a memory_retrieval body (SPEC §3.4): unknown keys are
  * ignored, a field of another type is ignored (except `query`), at most 16 KiB of JSON. */
@@ -420,19 +389,6 @@ export interface RetrievalRequest {
   time_hint?: string;
   /** Default 5, clamped to 1..10 (floored); a numeric string is read as its number. */
   max_results?: number | string;
-}
-
-export interface RetrievedMemory {
-  id: string;
-  summary: string;
-  type: MemoryType;
-  confidence: number;
-  updated_at: Timestamp;
-  source: string;
-}
-
-export interface RetrievalResponse {
-  memories: RetrievedMemory[];
 }
 
 // ---- Export / import ----
@@ -576,6 +532,68 @@ export interface CleanupReport {
   content_hybrid_deleted: number;
   emotion_v2_deleted: number;
   dry_run?: boolean;
+}
+
+export interface SearchResponse {
+  memories: SearchHit[];
+}
+
+export interface SearchHit {
+  id: string;
+  summary: string;
+  type: MemoryType;
+  confidence: number;
+  updated_at: Timestamp;
+  source: string;
+  score: number;
+  /**
+   * The item is sensitive (a stored mark or what the detector flags); only returned with
+   * `include_sensitive`, never by memory_retrieval.
+   */
+  sensitive: boolean;
+  /** Why it is sensitive (docs/SECURITY.md, "Sensitivity model"). */
+  sensitive_category?: SensitiveCategory;
+  /** With `debug`: each signal's contribution to the score. */
+  signals?: Record<string, number>;
+  /**
+   * Only with `include_sources`: the item's first 5 source turns still kept, as the dream
+   * kept them (docs/LIFECYCLE.md, "Source links"; no sensitive sentence, and without
+   * `include_sensitive` no quote marked or detected sensitive); empty when none is kept.
+   */
+  sources?: SourceTurn[];
+}
+
+/** RFC 3339, e.g. "2026-04-08T10:00:00.000Z" (years 0000-9999). */
+export type Timestamp = string;
+
+/**
+ * A turn an item came from: what was said, as the dream kept it (without the sentences the
+ * sensitivity detector flags), who said it and when.
+ */
+export interface SourceTurn {
+  turn_id: string;
+  /** `user`, `assistant`, or `summary` (a session summary). */
+  role: 'user' | 'assistant' | 'summary';
+  /** When the turn was said. */
+  ts: Timestamp;
+  /**
+   * The turn's words as kept: without the sentences the sensitivity detector flags, at
+   * most 500 characters.
+   */
+  text: string;
+}
+
+export interface RetrievalResponse {
+  memories: RetrievedMemory[];
+}
+
+export interface RetrievedMemory {
+  id: string;
+  summary: string;
+  type: MemoryType;
+  confidence: number;
+  updated_at: Timestamp;
+  source: string;
 }
 
 /** The npm package's `reembed()`: every NPC re-embedded, the pages summed. */

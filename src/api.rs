@@ -504,42 +504,61 @@ pub struct SearchRequest {
     pub include_sources: bool,
 }
 
+#[cfg_attr(feature = "contract", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SearchResponse {
     pub memories: Vec<SearchHit>,
 }
 
+#[cfg_attr(feature = "contract", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SearchHit {
     pub id: String,
     pub summary: String,
     #[serde(rename = "type")]
+    #[cfg_attr(
+        feature = "contract",
+        schemars(schema_with = "crate::contract::memory_type")
+    )]
     pub memory_type: String,
     pub confidence: f64,
+    #[cfg_attr(feature = "contract", schemars(with = "Timestamp"))]
     pub updated_at: String,
     pub source: String,
     pub score: f64,
-    /// Only with `include_sensitive`: memory_retrieval never returns such an item.
+    /// The item is sensitive (a stored mark or what the detector flags); only returned with
+    /// `include_sensitive`, never by memory_retrieval.
     #[serde(default)]
     pub sensitive: bool,
+    /// Why it is sensitive (docs/SECURITY.md, "Sensitivity model").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sensitive_category: Option<Category>,
+    /// With `debug`: each signal's contribution to the score.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signals: Option<IndexMap<String, f64>>,
-    /// Only with `include_sources`: the turns the item came from, as the dream kept them
-    /// (docs/LIFECYCLE.md, "Source links"); empty when none is kept.
+    /// Only with `include_sources`: the item's first 5 source turns still kept, as the dream
+    /// kept them (docs/LIFECYCLE.md, "Source links"; no sensitive sentence, and without
+    /// `include_sensitive` no quote marked or detected sensitive); empty when none is kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sources: Option<Vec<SourceTurn>>,
 }
 
 /// A turn an item came from: what was said, as the dream kept it (without the sentences the
 /// sensitivity detector flags), who said it and when.
+#[cfg_attr(feature = "contract", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SourceTurn {
     pub turn_id: String,
     /// `user`, `assistant`, or `summary` (a session summary).
+    #[cfg_attr(
+        feature = "contract",
+        schemars(extend("enum" = ["user", "assistant", "summary"]))
+    )]
     pub role: String,
+    /// When the turn was said.
     pub ts: Timestamp,
+    /// The turn's words as kept: without the sentences the sensitivity detector flags, at
+    /// most 500 characters.
     pub text: String,
 }
 
@@ -565,18 +584,27 @@ pub struct RetrievalRequest {
     pub max_results: Option<i64>,
 }
 
+#[cfg_attr(feature = "contract", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RetrievalResponse {
     pub memories: Vec<RetrievedMemory>,
 }
 
+#[cfg_attr(feature = "contract", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RetrievedMemory {
     pub id: String,
+    #[cfg_attr(feature = "contract", schemars(length(max = 500)))]
     pub summary: String,
     #[serde(rename = "type")]
+    #[cfg_attr(
+        feature = "contract",
+        schemars(schema_with = "crate::contract::memory_type")
+    )]
     pub memory_type: String,
+    #[cfg_attr(feature = "contract", schemars(range(min = 0.0, max = 1.0)))]
     pub confidence: f64,
+    #[cfg_attr(feature = "contract", schemars(with = "Timestamp"))]
     pub updated_at: String,
     pub source: String,
 }

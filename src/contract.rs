@@ -53,6 +53,8 @@ fn shared_shapes() -> SchemaGenerator {
     add::<api::ConversationAppendResponse>(&mut g);
     add::<api::AddMemoriesResponse>(&mut g);
     add::<api::DreamReport>(&mut g);
+    add::<api::SearchResponse>(&mut g);
+    add::<api::RetrievalResponse>(&mut g);
     g
 }
 

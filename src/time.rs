@@ -109,6 +109,22 @@ fn midnight_ms(date: NaiveDate) -> i64 {
     date.and_time(NaiveTime::MIN).and_utc().timestamp_millis()
 }
 
+/// On the wire: an RFC 3339 string (see `to_rfc3339`).
+#[cfg(feature = "contract")]
+impl schemars::JsonSchema for Timestamp {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Timestamp".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "format": "date-time",
+            "description": "RFC 3339, e.g. \"2026-04-08T10:00:00.000Z\" (years 0000-9999)."
+        })
+    }
+}
+
 impl Serialize for Timestamp {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&self.to_rfc3339())
