@@ -416,6 +416,17 @@ export interface StatusOk {
   status: 'ok';
 }
 
+/** Why a text is sensitive. */
+export type SensitiveCategory =
+  | 'credentials'
+  | 'government_id'
+  | 'finance'
+  | 'health'
+  | 'sexuality'
+  | 'precise_location'
+  | 'contact'
+  | 'other';
+
 export interface PkgUpdateResponse {
   status: 'ok';
   updated_fields: string[];
@@ -463,19 +474,8 @@ export interface AddMemoryResult {
    */
   sensitive?: boolean;
   /** Why it is sensitive (docs/SECURITY.md, "Sensitivity model"). */
-  sensitive_category?: SensitiveCategory;
+  sensitive_category?: 'credentials' | 'government_id' | 'finance' | 'health' | 'sexuality' | 'precise_location' | 'contact' | 'other';
 }
-
-/** Why a text is sensitive. */
-export type SensitiveCategory =
-  | 'credentials'
-  | 'government_id'
-  | 'finance'
-  | 'health'
-  | 'sexuality'
-  | 'precise_location'
-  | 'contact'
-  | 'other';
 
 export interface DreamReport {
   skipped: boolean;
@@ -523,7 +523,7 @@ export interface ExtractedMemoryReport {
    */
   sensitive?: boolean;
   /** Why it is sensitive (docs/SECURITY.md, "Sensitivity model"). */
-  sensitive_category?: SensitiveCategory;
+  sensitive_category?: 'credentials' | 'government_id' | 'finance' | 'health' | 'sexuality' | 'precise_location' | 'contact' | 'other';
   /** Stored pinned: the user asked in that turn to remember it ("记住这件事"). */
   pinned?: boolean;
 }
@@ -552,7 +552,7 @@ export interface SearchHit {
    */
   sensitive: boolean;
   /** Why it is sensitive (docs/SECURITY.md, "Sensitivity model"). */
-  sensitive_category?: SensitiveCategory;
+  sensitive_category?: 'credentials' | 'government_id' | 'finance' | 'health' | 'sexuality' | 'precise_location' | 'contact' | 'other';
   /** With `debug`: each signal's contribution to the score. */
   signals?: Record<string, number>;
   /**

@@ -336,6 +336,10 @@ pub struct ExtractedMemoryReport {
     pub sensitive: bool,
     /// Why it is sensitive (docs/SECURITY.md, "Sensitivity model").
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "contract",
+        schemars(schema_with = "crate::contract::sensitive_category")
+    )]
     pub sensitive_category: Option<Category>,
     /// Stored pinned: the user asked in that turn to remember it ("记住这件事").
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -435,6 +439,10 @@ pub struct AddMemoryResult {
     pub sensitive: bool,
     /// Why it is sensitive (docs/SECURITY.md, "Sensitivity model").
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "contract",
+        schemars(schema_with = "crate::contract::sensitive_category")
+    )]
     pub sensitive_category: Option<Category>,
 }
 
@@ -532,6 +540,10 @@ pub struct SearchHit {
     pub sensitive: bool,
     /// Why it is sensitive (docs/SECURITY.md, "Sensitivity model").
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "contract",
+        schemars(schema_with = "crate::contract::sensitive_category")
+    )]
     pub sensitive_category: Option<Category>,
     /// With `debug`: each signal's contribution to the score.
     #[serde(default, skip_serializing_if = "Option::is_none")]

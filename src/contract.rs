@@ -48,6 +48,7 @@ fn add<T: JsonSchema>(generator: &mut SchemaGenerator) {
 fn shared_shapes() -> SchemaGenerator {
     let mut g = generator();
     add::<api::Ok>(&mut g);
+    add::<crate::sensitive::Category>(&mut g);
     add::<api::PkgUpdateResponse>(&mut g);
     add::<api::EntityOpsResponse>(&mut g);
     add::<api::ConversationAppendResponse>(&mut g);
@@ -73,6 +74,23 @@ pub(crate) fn pkg_updates(_: &mut SchemaGenerator) -> Schema {
 
 pub(crate) fn memory_type(_: &mut SchemaGenerator) -> Schema {
     handwritten("MemoryType")
+}
+
+/// A `sensitive_category` field: the category names inline as a string enum (what clients
+/// and tests read from the field itself), taken from the Rust enum's schema.
+pub(crate) fn sensitive_category(g: &mut SchemaGenerator) -> Schema {
+    let schema = <crate::sensitive::Category as JsonSchema>::json_schema(g);
+    let names: Vec<Value> = schema
+        .get("oneOf")
+        .and_then(Value::as_array)
+        .map(|variants| {
+            variants
+                .iter()
+                .filter_map(|v| v.get("const").cloned())
+                .collect()
+        })
+        .unwrap_or_default();
+    json_schema!({ "type": "string", "enum": names })
 }
 
 /// The derived schemas of the HTTP API's shapes, by component name.
