@@ -475,7 +475,7 @@ mod tests {
         );
         assert!(text.contains("  warning?: string;\n"), "{text}");
         assert!(
-            text.contains("  sensitive_category?: SensitiveCategory;\n"),
+            text.contains("export type SensitiveCategory =\n  | 'credentials'"),
             "{text}"
         );
         assert!(text.contains("export interface ReembedReport {"), "{text}");
