@@ -22,6 +22,8 @@ pub(crate) mod access;
 mod lenient;
 mod operation;
 pub mod protocol;
+#[cfg(feature = "contract")]
+mod schema;
 pub use access::{visible_to_tokens, Caller};
 pub use operation::{param, parse_body, OpKind, Operation, RawRequest, Reply};
 
@@ -296,12 +298,12 @@ pub struct ExtractionReport {
     pub pkg_updates_count: usize,
     #[cfg_attr(
         feature = "contract",
-        schemars(schema_with = "crate::contract::entity_ops")
+        schemars(schema_with = "crate::api::schema::entity_ops")
     )]
     pub entity_ops: Vec<EntityOp>,
     #[cfg_attr(
         feature = "contract",
-        schemars(schema_with = "crate::contract::pkg_updates")
+        schemars(schema_with = "crate::api::schema::pkg_updates")
     )]
     pub pkg_updates: Vec<PkgUpdate>,
     pub rel_written: bool,
@@ -323,7 +325,7 @@ pub struct ExtractedMemoryReport {
     #[serde(rename = "type")]
     #[cfg_attr(
         feature = "contract",
-        schemars(schema_with = "crate::contract::memory_type")
+        schemars(schema_with = "crate::api::schema::memory_type")
     )]
     pub memory_type: String,
     pub importance: f64,
@@ -338,7 +340,7 @@ pub struct ExtractedMemoryReport {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(
         feature = "contract",
-        schemars(schema_with = "crate::contract::sensitive_category")
+        schemars(schema_with = "crate::api::schema::sensitive_category")
     )]
     pub sensitive_category: Option<Category>,
     /// Stored pinned: the user asked in that turn to remember it ("记住这件事").
@@ -441,7 +443,7 @@ pub struct AddMemoryResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(
         feature = "contract",
-        schemars(schema_with = "crate::contract::sensitive_category")
+        schemars(schema_with = "crate::api::schema::sensitive_category")
     )]
     pub sensitive_category: Option<Category>,
 }
@@ -526,7 +528,7 @@ pub struct SearchHit {
     #[serde(rename = "type")]
     #[cfg_attr(
         feature = "contract",
-        schemars(schema_with = "crate::contract::memory_type")
+        schemars(schema_with = "crate::api::schema::memory_type")
     )]
     pub memory_type: String,
     pub confidence: f64,
@@ -542,7 +544,7 @@ pub struct SearchHit {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(
         feature = "contract",
-        schemars(schema_with = "crate::contract::sensitive_category")
+        schemars(schema_with = "crate::api::schema::sensitive_category")
     )]
     pub sensitive_category: Option<Category>,
     /// With `debug`: each signal's contribution to the score.
@@ -611,7 +613,7 @@ pub struct RetrievedMemory {
     #[serde(rename = "type")]
     #[cfg_attr(
         feature = "contract",
-        schemars(schema_with = "crate::contract::memory_type")
+        schemars(schema_with = "crate::api::schema::memory_type")
     )]
     pub memory_type: String,
     #[cfg_attr(feature = "contract", schemars(range(min = 0.0, max = 1.0)))]
