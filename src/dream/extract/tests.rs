@@ -437,3 +437,33 @@ fn news_of_someone_close_is_a_history_memory_beside_the_relation() {
         );
     }
 }
+
+#[test]
+fn jobs_upbringing_fears_traits_goals_and_birthdays_said_in_everyday_words() {
+    for (said, summary, kind) in [
+        (
+            "我在一家互联网公司做运营",
+            "用户在一家互联网公司做运营",
+            MemoryType::Profile,
+        ),
+        ("我小时候在农村长大", "用户在农村长大", MemoryType::Profile),
+        ("我有点恐高，不敢坐过山车", "用户恐高", MemoryType::Profile),
+        (
+            "I'm a night owl, usually up till 2am",
+            "The user is a night owl",
+            MemoryType::Profile,
+        ),
+        ("my birthday's on June 2nd", "June 2nd", MemoryType::Profile),
+        (
+            "I'm trying to cut back on caffeine",
+            "The user is trying to cut back on caffeine",
+            MemoryType::Project,
+        ),
+    ] {
+        let x = run(said);
+        let m = memory(&x, summary);
+        assert_eq!(m.memory_type, kind, "{said}: {:?}", x.memories);
+    }
+    // A workplace is needed before 做: "我在家做饭" is no job.
+    assert!(run("我在家做饭").memories.is_empty());
+}

@@ -448,6 +448,7 @@ pub(super) fn profile(s: &str, l: &str, sink: &mut Sink) {
         "i'm studying",
         "i study",
         "my birthday is",
+        "my birthday's",
     ];
     // Every fact of the sentence: "I grew up in Ohio but I live in Seattle now".
     let mut facts = 0;
@@ -473,6 +474,36 @@ pub(super) fn profile(s: &str, l: &str, sink: &mut Sink) {
     }
     if facts > 0 {
         return;
+    }
+    // How the user lives, in the words people use for it: "I'm a night owl".
+    const TRAITS: &[&str] = &[
+        "night owl",
+        "early bird",
+        "morning person",
+        "night person",
+        "introvert",
+        "extrovert",
+        "homebody",
+        "workaholic",
+    ];
+    for t in TRAITS {
+        let said = ["i'm a ", "i'm an ", "i am a ", "i am an "]
+            .iter()
+            .any(|p| l.contains(&format!("{p}{t}")));
+        if said {
+            let article = if t.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "an"
+            } else {
+                "a"
+            };
+            sink.memory(
+                Signal::Preference,
+                MemoryType::Profile,
+                format!("The user is {article} {t}"),
+                vec![(*t).into()],
+            );
+            return;
+        }
     }
     // "I'm 27", "I am 34 years old".
     if let Some((_, end)) = first_after(l, &["i'm", "i am"]) {

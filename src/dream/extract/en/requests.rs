@@ -398,6 +398,9 @@ pub(super) fn decision(s: &str, l: &str, sink: &mut Sink) {
         "i'm planning to",
         "i am planning to",
         "i made up my mind to",
+        // A goal being worked on: "I'm trying to cut back on caffeine".
+        "i'm trying to",
+        "i am trying to",
     ];
     let Some((start, end)) = first_after(l, TRIGGERS) else {
         return;

@@ -449,6 +449,7 @@ pub(super) fn profile(s: &str, sink: &mut Sink) {
             "读研",
             "念书",
             "实习",
+            "长大",
         ] {
             if let Some(place) = what
                 .strip_suffix(verb)
@@ -463,6 +464,32 @@ pub(super) fn profile(s: &str, sink: &mut Sink) {
                 return;
             }
         }
+        // "我在一家互联网公司做运营": a workplace, then the job done there.
+        const WORKPLACES: &[&str] = &["公司", "医院", "学校", "银行", "工厂", "单位", "店", "厂"];
+        if let Some((place, job)) = what.split_once('做').or_else(|| what.split_once('当')) {
+            let job = tidy_item(job);
+            if WORKPLACES.iter().any(|w| place.ends_with(w))
+                && (2..=12).contains(&place.chars().count())
+                && (1..=8).contains(&job.chars().count())
+            {
+                sink.memory(
+                    Signal::Preference,
+                    MemoryType::Profile,
+                    format!("用户在{place}做{job}"),
+                    vec![place.into(), job],
+                );
+                return;
+            }
+        }
+    }
+    // "我有点恐高": the fear of heights has its own word.
+    if !after_me(s, "恐高").is_empty() {
+        sink.memory(
+            Signal::Preference,
+            MemoryType::Profile,
+            "用户恐高".into(),
+            vec!["恐高".into()],
+        );
     }
     // "我特别怕黑", "我害怕打雷": a fear is part of who the user is.
     for t in ["害怕", "怕"] {
