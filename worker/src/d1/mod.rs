@@ -514,12 +514,43 @@ impl Store for D1Store {
         result.map(|_| ())
     }
 
+    /// The token and, in the same round trip, its NPC: the next read of a caller is that NPC
+    /// (`Hippo::resolve_caller` refuses a token whose NPC is gone), then served from the
+    /// request's state.
     async fn token_by_hash(&self, token_hash: &str) -> PortResult<Option<TokenRecord>> {
-        let sql = format!("SELECT {TOKEN_COLUMNS} FROM tokens WHERE token_hash = ?1");
-        Ok(self
-            .first::<TokenRow>(&sql, &[text(token_hash)])
-            .await?
-            .map(TokenRow::into_record))
+        let token_sql = format!("SELECT {TOKEN_COLUMNS} FROM tokens WHERE token_hash = ?1");
+        let npc_sql = format!(
+            "SELECT {NPC_COLUMNS} FROM npcs \
+             WHERE npcid = (SELECT npcid FROM tokens WHERE token_hash = ?1)"
+        );
+        let results = batch(
+            &self.db,
+            vec![
+                statement(&self.db, &token_sql, &[text(token_hash)])?,
+                statement(&self.db, &npc_sql, &[text(token_hash)])?,
+            ],
+        )
+        .await?;
+        let (Some(tokens), Some(npcs)) = (results.first(), results.get(1)) else {
+            return Err(hippo::error::PortError::Backend(
+                "the token batch answered fewer results than statements".into(),
+            ));
+        };
+        let token = tokens
+            .results::<TokenRow>()
+            .map_err(backend)?
+            .pop()
+            .map(TokenRow::into_record);
+        if let Some(token) = &token {
+            let npc = npcs
+                .results::<NpcRow>()
+                .map_err(backend)?
+                .pop()
+                .map(NpcRow::into_npc)
+                .transpose()?;
+            self.request.remember_npc(&token.npcid, npc);
+        }
+        Ok(token)
     }
 
     async fn tokens(&self, npcid: &str) -> PortResult<Vec<TokenRecord>> {

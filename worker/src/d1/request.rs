@@ -118,9 +118,14 @@ impl RequestState {
         Ok((npc, profile))
     }
 
+    /// Keeps an NPC record another read fetched (the token lookup reads its NPC).
+    pub fn remember_npc(&self, npcid: &str, npc: Option<Npc>) {
+        self.npcs.borrow_mut().insert(npcid.to_string(), npc);
+    }
+
     /// Keeps what another read of this request fetched (the memory sync reads both).
     pub fn remember(&self, npcid: &str, npc: Option<Npc>, profile: Profile) {
-        self.npcs.borrow_mut().insert(npcid.to_string(), npc);
+        self.remember_npc(npcid, npc);
         self.profiles
             .borrow_mut()
             .insert(npcid.to_string(), profile);
