@@ -1,5 +1,5 @@
 //! The core's error enum. Bindings map each variant to an HTTP status or a JS error code in
-//! exactly one place (`worker/src/http/error.rs`, `pkg/src/convert.rs`).
+//! exactly one place (`worker/src/error.rs`, `pkg/src/convert.rs`).
 
 use thiserror::Error;
 
