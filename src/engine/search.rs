@@ -369,8 +369,7 @@ impl Hippo {
         query: &str,
         structured: &[Candidate],
     ) -> Option<(Vec<f32>, Vec<Option<Rc<[f32]>>>)> {
-        let e = &self.ports.embedder;
-        let embedder = format!("{}:{}", e.name(), e.dimension());
+        let embedder = self.configured_embedder();
         let keys: Vec<TextKey> = structured
             .iter()
             .map(|c| text_key(&embedder, &c.summary))
@@ -382,7 +381,7 @@ impl Hippo {
         let missing: Vec<usize> = (0..found.len()).filter(|&i| found[i].is_none()).collect();
         let mut texts = vec![query.to_string()];
         texts.extend(missing.iter().map(|&i| structured[i].summary.clone()));
-        let mut vectors = e.embed(&texts).await.ok()?.into_iter();
+        let mut vectors = self.ports.embedder.embed(&texts).await.ok()?.into_iter();
         let query_vector = vectors.next()?;
         let mut cache = self.embed_cache.borrow_mut();
         for (i, vector) in missing.into_iter().zip(vectors) {
