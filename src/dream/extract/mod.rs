@@ -538,6 +538,14 @@ impl Found {
     }
 }
 
+/// What `text` says after `name` (where a person's news would be); empty when the name is
+/// not in it as written.
+fn after_name<'a>(text: &'a str, name: &str) -> &'a str {
+    text.find(name)
+        .and_then(|at| text.get(at + name.len()..))
+        .unwrap_or_default()
+}
+
 /// What the language rules write into while reading one sentence.
 pub(crate) struct Sink<'a> {
     /// The day the sentence was said.

@@ -7,7 +7,7 @@ mod requests;
 mod tastes;
 
 use super::lexicon::{self, Circle, STYLE_INTENTS};
-use super::{keywords_of, Signal, Sink};
+use super::{after_name, keywords_of, Signal, Sink};
 use crate::memory::MemoryType;
 use crate::text::{capitalize_first, clause, find_word, list_items, third_person, tidy_item, Lang};
 use crate::time::when;

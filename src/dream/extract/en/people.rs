@@ -347,9 +347,7 @@ pub(super) fn relations(s: &str, l: &str, sink: &mut Sink) -> bool {
                     .and_then(|w| name_at(w, false))
             });
             let told = match &name {
-                Some(n) => s[end..]
-                    .find(n.as_str())
-                    .map_or("", |at| &s[end + at + n.len()..]),
+                Some(n) => after_name(&s[end..], n),
                 None => &s[end..],
             };
             news |= (mine || name.is_some()) && is_news(told);

@@ -5,7 +5,7 @@ mod requests;
 mod tastes;
 
 use super::lexicon::{self, Circle, STYLE_INTENTS};
-use super::{keywords_of, Signal, Sink};
+use super::{after_name, keywords_of, Signal, Sink};
 use crate::memory::MemoryType;
 use crate::text::segment::{segment, WordClass};
 use crate::text::{self, clause, list_items, tidy_item, Lang};

@@ -108,9 +108,7 @@ fn group_members(s: &str, out: &mut Vec<Mention>) {
         }
         if let Some(n) = name_at(after, 3).filter(|n| looks_like_name(n)) {
             let n = prefixed_name(n);
-            let news = after
-                .find(n.as_str())
-                .is_some_and(|at| is_news(&after[at + n.len()..]));
+            let news = is_news(after_name(after, &n));
             out.push(Mention {
                 name: Some(n),
                 title,
@@ -375,9 +373,7 @@ fn mentions(s: &str) -> Vec<Mention> {
         };
         let name = name.filter(|n| n != title);
         let told = match &name {
-            Some(n) => after
-                .find(n.as_str())
-                .map_or("", |at| &after[at + n.len()..]),
+            Some(n) => after_name(after, n),
             None => after,
         };
         let news = (mine || name.is_some()) && is_news(told);
