@@ -13,7 +13,8 @@
 //!    when a typed memory drawn from it (its `source_turns`) is in the answer.
 //! 4. **One exchange, one slot first**: for a question in the user's own voice, the
 //!    character's reply next to a user turn in the answer waits until the other items are in
-//!    ([`one_slot_per_exchange`]).
+//!    ([`one_slot_per_exchange`]); so does a diary day that repeats a typed memory in the
+//!    answer word for word.
 
 use super::query::{split_speaker, Speaker};
 use super::rank::{Candidate, CandidateKind, Ranked};
@@ -58,27 +59,22 @@ pub fn select(ranked: Vec<Ranked>, how: Selection) -> Vec<Ranked> {
         })
         .filter(|r| how.include_archived || !is_archived(r) || r.relevance >= ARCHIVE_FLOOR * top)
         .collect();
-    let fact_sources: HashSet<&str> = kept
+    let fact_sources: HashSet<String> = kept
         .iter()
         .take(how.max_results)
         .filter(|r| r.candidate.kind == CandidateKind::Memory)
-        .flat_map(|r| r.candidate.source_turns.iter().map(String::as_str))
+        .flat_map(|r| r.candidate.source_turns.iter().cloned())
         .collect();
     let quoted = |r: &Ranked| {
         r.candidate.kind == CandidateKind::Conversation
             && r.candidate
                 .source_turns
                 .iter()
-                .any(|t| fact_sources.contains(t.as_str()))
+                .any(|t| fact_sources.contains(t))
     };
-    let drop: Vec<bool> = kept.iter().map(quoted).collect();
-    let kept: Vec<Ranked> = kept
-        .into_iter()
-        .zip(drop)
-        .filter(|(_, d)| !d)
-        .map(|(r, _)| r)
-        .collect();
-    one_slot_per_exchange(kept, how)
+    // A turn dropped for its fact is still in the answer, as that fact (rule 4 reads it).
+    let (quoted, kept): (Vec<Ranked>, Vec<Ranked>) = kept.into_iter().partition(quoted);
+    one_slot_per_exchange(kept, &quoted, how)
 }
 
 /// Rule 4: when the query speaks in the user's own voice ("how many projects have *I*
@@ -88,21 +84,20 @@ pub fn select(ranked: Vec<Ranked>, how: Selection) -> Vec<Ranked> {
 /// dev end to end R@10 0.849 → 0.857; only 16 of 427 such replies were evidence there. A
 /// question that only *names* its subject is left alone: in LoCoMo, where both speakers tell
 /// their own lives, the adjacent turn was evidence as often as its replacement (docs/LIFECYCLE.md).
-fn one_slot_per_exchange(kept: Vec<Ranked>, how: Selection) -> Vec<Ranked> {
-    let Some(subject) = how.voiced_subject else {
-        return kept.into_iter().take(how.max_results).collect();
-    };
+fn one_slot_per_exchange(kept: Vec<Ranked>, as_facts: &[Ranked], how: Selection) -> Vec<Ranked> {
     let (mut first, mut later): (Vec<Ranked>, Vec<Ranked>) = (Vec::new(), Vec::new());
     for r in kept {
         if first.len() >= how.max_results {
             break;
         }
-        let answers_a_turn_in_the_answer = r.candidate.kind == CandidateKind::Conversation
-            && r.candidate.speaker.is_some_and(|s| s != subject)
-            && first.iter().any(|k| {
-                k.candidate.speaker == Some(subject) && next_to(&r.candidate, &k.candidate)
-            });
-        if answers_a_turn_in_the_answer {
+        let answers_a_turn_in_the_answer = how.voiced_subject.is_some_and(|subject| {
+            r.candidate.kind == CandidateKind::Conversation
+                && r.candidate.speaker.is_some_and(|s| s != subject)
+                && first.iter().chain(as_facts).any(|k| {
+                    k.candidate.speaker == Some(subject) && next_to(&r.candidate, &k.candidate)
+                })
+        });
+        if answers_a_turn_in_the_answer || restates_a_fact_in_the_answer(&r, &first) {
             later.push(r);
         } else {
             first.push(r);
@@ -111,6 +106,18 @@ fn one_slot_per_exchange(kept: Vec<Ranked>, how: Selection) -> Vec<Ranked> {
     first.extend(later);
     first.truncate(how.max_results);
     first
+}
+
+/// A diary day that repeats a typed memory already in the answer word for word (the built-in
+/// diary quotes what the user said, and the dream drew the memory from the same words) waits
+/// like the reply of rule 4: read twice, the fact would take the slot of another item.
+fn restates_a_fact_in_the_answer(r: &Ranked, first: &[Ranked]) -> bool {
+    r.candidate.kind == CandidateKind::Diary
+        && first.iter().any(|k| {
+            k.candidate.kind == CandidateKind::Memory
+                && !k.candidate.summary.is_empty()
+                && r.candidate.summary.contains(&k.candidate.summary)
+        })
 }
 
 /// Whether conversation turn `a` is next to turn `b` in its session: a turn's `context` holds
@@ -216,6 +223,48 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_diary_day_repeating_a_fact_in_the_answer_waits() {
+        let with = |id: &str, kind, relevance, summary: &str| {
+            let mut r = item(id, kind, relevance, 0.9, &[]);
+            r.candidate.summary = summary.into();
+            r
+        };
+        let ranked = || {
+            vec![
+                with(
+                    "fact",
+                    CandidateKind::Memory,
+                    1.0,
+                    "The user finished a painting",
+                ),
+                with(
+                    "diary",
+                    CandidateKind::Diary,
+                    0.9,
+                    "Talked about painting. The user finished a painting.",
+                ),
+                with(
+                    "other",
+                    CandidateKind::Conversation,
+                    0.8,
+                    "My fifth one is done",
+                ),
+            ]
+        };
+        let two = Selection {
+            max_results: 2,
+            ..RETRIEVE
+        };
+        assert_eq!(ids(&select(ranked(), two)), ["fact", "other"]);
+        // With room for all, the diary day is still there, after the others.
+        assert_eq!(ids(&select(ranked(), RETRIEVE)), ["fact", "other", "diary"]);
+        // A diary day that says something else keeps its place.
+        let mut other_day = ranked();
+        other_day[1].candidate.summary = "Talked about the lake.".into();
+        assert_eq!(ids(&select(other_day, two)), ["fact", "diary"]);
+    }
+
     fn turn(id: &str, speaker: Speaker, text: &str, context: &str, relevance: f64) -> Ranked {
         let mut r = item(id, CandidateKind::Conversation, relevance, 0.3, &[]);
         r.candidate.speaker = Some(speaker);
@@ -276,5 +325,12 @@ mod tests {
         let mut own = ranked();
         own[1].candidate.speaker = Some(Speaker::User);
         assert_eq!(ids(&select(own, voiced)), ["said", "reply"]);
+        // The user's turn is in the answer as the fact drawn from it: its reply waits too.
+        let mut as_fact = ranked();
+        as_fact[0].candidate.source_turns = vec!["t1".to_string()].into();
+        let mut fact = item("fact", CandidateKind::Memory, 1.1, 0.9, &["t1"]);
+        fact.candidate.summary = "The user finished their fourth project".into();
+        as_fact.insert(0, fact);
+        assert_eq!(ids(&select(as_fact, voiced)), ["fact", "other-day"]);
     }
 }

@@ -176,13 +176,23 @@ pub fn list_items(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Strips words that frame an item rather than name it: leading articles, trailing
-/// "a lot", sentence particles.
+/// Strips words that frame an item rather than name it: leading articles and "a lot of",
+/// trailing "a lot", sentence particles.
 pub fn tidy_item(item: &str) -> String {
     let mut s = item
         .trim()
         .trim_matches(|c: char| "\"'“”‘’「」".contains(c));
-    for lead in ["the ", "a ", "an ", "some ", "to ", "doing ", "going "] {
+    for lead in [
+        "a lot of ",
+        "lots of ",
+        "the ",
+        "a ",
+        "an ",
+        "some ",
+        "to ",
+        "doing ",
+        "going ",
+    ] {
         if s.len() > lead.len()
             && s.get(..lead.len())
                 .is_some_and(|h| h.eq_ignore_ascii_case(lead))

@@ -23,6 +23,16 @@ fn run(text: &str) -> Extraction {
     extract(&[user(text)], today())
 }
 
+/// Panics when `said` yields a memory of type `kind`.
+fn assert_no_memory_of(said: &str, kind: MemoryType) {
+    let x = run(said);
+    assert!(
+        x.memories.iter().all(|m| m.memory_type != kind),
+        "{said}: {:?}",
+        x.memories
+    );
+}
+
 fn assistant(content: &str) -> Turn {
     Turn {
         role: Some(Role::Assistant),
@@ -427,14 +437,7 @@ fn news_of_someone_close_is_a_history_memory_beside_the_relation() {
         "小红是我的同学",
         "My college roommate Ben is visiting next weekend",
     ] {
-        let x = run(said);
-        assert!(
-            x.memories
-                .iter()
-                .all(|m| m.memory_type != MemoryType::History),
-            "{said}: {:?}",
-            x.memories
-        );
+        assert_no_memory_of(said, MemoryType::History);
     }
 }
 
@@ -466,4 +469,46 @@ fn jobs_upbringing_fears_traits_goals_and_birthdays_said_in_everyday_words() {
     }
     // A workplace is needed before 做: "我在家做饭" is no job.
     assert!(run("我在家做饭").memories.is_empty());
+}
+
+#[test]
+fn what_the_user_is_into_these_days_and_habits_without_a_known_pastime() {
+    let x = run("I've been watching Severance lately and it's wild");
+    assert_eq!(pkg_items(&x, "Entertainment and Leisure"), ["Severance"]);
+    assert_eq!(memory(&x, "Severance").memory_type, MemoryType::Preference);
+    let x = run("我最近在追《漫长的季节》，太好看了");
+    assert_eq!(pkg_items(&x, "Entertainment and Leisure"), ["漫长的季节"]);
+    assert_eq!(memory(&x, "漫长的季节").memory_type, MemoryType::Preference);
+    // Neither a title nor a pastime: nothing the user is into.
+    assert!(run("I'm watching my weight these days")
+        .pkg_updates
+        .is_empty());
+    // The pastime, not where or how often it is done.
+    let x = run("I play piano at church every Sunday");
+    assert_eq!(pkg_items(&x, "Hobbies"), ["piano"]);
+    let x = run("I've been into running, like 4x a week");
+    assert_eq!(pkg_items(&x, "Hobbies"), ["running"]);
+    // A job said after where and when.
+    let x = run("I work weekends at a bakery as a cashier");
+    assert_eq!(
+        memory(&x, "works as a cashier").memory_type,
+        MemoryType::Profile
+    );
+    // A habit of the user's with no known pastime is a preference, without a PKG item; a
+    // habit of someone the user names is not the user's.
+    let x = run("我平时都在公司食堂吃午饭");
+    assert_eq!(memory(&x, "食堂").memory_type, MemoryType::Preference);
+    assert!(x.pkg_updates.is_empty());
+    assert_no_memory_of("我的同事老张经常开会迟到", MemoryType::Preference);
+}
+
+#[test]
+fn an_appointment_said_with_so_as_an_intensifier_keeps_what_is_planned() {
+    // "so" also ends a clause ("…, so I stayed in"); cut there the plan was just "I'm".
+    let x = run("I'm so nervous about my interview on Friday");
+    let items = pkg_items(&x, "Important Appointments");
+    assert!(
+        items.len() == 1 && items[0].starts_with("2026-04-10") && items[0].contains("interview"),
+        "{items:?}"
+    );
 }

@@ -100,6 +100,9 @@ pub(super) fn rules(body: &str, sink: &mut Sink) {
     liked |= hobbies(s, &l, sink);
     if !liked && !question {
         likes(s, &l, sink);
+        if sink.nothing_yet() {
+            into_now(s, &l, sink);
+        }
     }
     let news = relations(s, &l, sink);
     if !question {

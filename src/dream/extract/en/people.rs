@@ -470,6 +470,18 @@ pub(super) fn profile(s: &str, l: &str, sink: &mut Sink) {
             facts += 1;
         }
     }
+    // The job said after where and when: "I work night shifts at a hospital as a nurse".
+    if facts == 0 && find_word(l, "i work").is_some() {
+        if let Some((_, end)) = first_after(l, &["as a", "as an"]) {
+            let what = tidy_item(clause(&s[end..], STOPS, &[]));
+            if (1..=3).contains(&what.split_whitespace().count()) {
+                let article = if l[..end].ends_with("an") { "an" } else { "a" };
+                let said = format!("The user works as {article} {what}");
+                sink.memory(Signal::Preference, MemoryType::Profile, said, vec![what]);
+                facts += 1;
+            }
+        }
+    }
     if facts > 0 {
         return;
     }

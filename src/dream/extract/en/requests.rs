@@ -240,14 +240,18 @@ const NOT_EVENTS: &[&str] = &[
 /// Past forms that say a dated event happened.
 fn said_as_done(l: &str) -> bool {
     l.split(|c: char| !c.is_ascii_alphabetic() && c != '\'')
-        .any(|w| {
-            (w.len() > 4 && w.ends_with("ed") && !["need", "feed", "speed", "seed"].contains(&w))
-                || [
-                    "was", "were", "had", "got", "went", "did", "broke", "made", "met", "took",
-                    "came", "left", "lost", "won", "ate", "saw", "gave", "found", "told", "fell",
-                ]
-                .contains(&w)
-        })
+        .any(past_form)
+}
+
+/// A lowercase word in the simple past: "-ed" (not "need") or a common irregular form.
+fn past_form(w: &str) -> bool {
+    (w.len() > 4 && w.ends_with("ed") && !["need", "feed", "speed", "seed"].contains(&w))
+        || [
+            "was", "were", "had", "got", "went", "did", "broke", "made", "met", "took", "came",
+            "left", "lost", "won", "ate", "saw", "gave", "found", "told", "fell", "bought", "ran",
+            "quit", "began", "drove", "flew", "wrote", "sold", "spent", "caught", "forgot",
+        ]
+        .contains(&w)
 }
 
 pub(super) fn appointment(s: &str, l: &str, sink: &mut Sink) -> bool {
@@ -334,6 +338,19 @@ pub(super) fn appointment(s: &str, l: &str, sink: &mut Sink) -> bool {
         .map_or(said.as_str(), |p| &said[p.len()..])
         .to_string();
     let core = tidy_item(&core);
+    // "I'm so stressed about moving" cut at "so" (read as "therefore") leaves "I'm": then
+    // the whole clause up to its punctuation is what is planned.
+    let only_subject = core.split_whitespace().all(|w| {
+        [
+            "i", "i'm", "im", "we", "we're", "it", "it's", "i've", "we've",
+        ]
+        .contains(&w.to_ascii_lowercase().as_str())
+    });
+    let core = if only_subject {
+        tidy_item(clause(&stripped, &[], &[]))
+    } else {
+        core
+    };
     if core.len() < 3 {
         return false;
     }
@@ -401,6 +418,11 @@ pub(super) fn decision(s: &str, l: &str, sink: &mut Sink) {
         // A goal being worked on: "I'm trying to cut back on caffeine".
         "i'm trying to",
         "i am trying to",
+        // Weighing it: "I'm thinking about learning Japanese this year".
+        "i'm thinking about",
+        "i'm thinking of",
+        "i am thinking about",
+        "i'm considering",
     ];
     let Some((start, end)) = first_after(l, TRIGGERS) else {
         return;

@@ -96,18 +96,21 @@ pub(super) fn hobbies(s: &str, l: &str, sink: &mut Sink) -> bool {
         "i usually play",
         "i often play",
         "i play",
+        "i listen to",
+        "i watch",
     ];
-    let (items, strong) = match first_after(l, STRONG) {
-        Some((_, end)) => (objects(&s[end..]), true),
+    let (end, strong) = match first_after(l, STRONG) {
+        Some((_, end)) => (end, true),
         None => match first_after(l, DOING) {
-            Some((_, end)) => (objects(&s[end..]), false),
+            Some((_, end)) => (end, false),
             None => return false,
         },
     };
-    let items: Vec<String> = items
-        .into_iter()
-        .map(|i| strip_when_words(&i))
-        .filter(|i| strong || is_activity(i))
+    // When and where it is done go first: "guitar in a small band on weekends" is guitar.
+    let items: Vec<String> = items(clause(&s[end..], STOPS, &[',']))
+        .iter()
+        .flat_map(|i| objects(&strip_when_words(i)))
+        .filter(|i| !how_often(i) && (strong || is_activity(i)))
         .collect();
     if items.is_empty() {
         return false;
@@ -148,6 +151,15 @@ fn is_activity(item: &str) -> bool {
         || known(lexicon::EN_SPORTS)
         || known(lexicon::EN_ENTERTAINMENT)
         || (!lower.contains(' ') && lower.ends_with("ing") && lower.len() > 5)
+}
+
+/// "like 3x a week", "twice a month": how often, not what.
+fn how_often(item: &str) -> bool {
+    let lower = item.to_ascii_lowercase();
+    lower.contains(|c: char| c.is_ascii_digit())
+        || [" a week", " a day", " a month", " times", "x a "]
+            .iter()
+            .any(|w| lower.contains(w))
 }
 
 /// "swimming on Tuesday nights" → "swimming": when and how often is not the pastime.
@@ -367,4 +379,66 @@ pub(super) fn possessives(text: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// What the user is into these days, said as doing it ("I'm reading Dune right now", "I've
+/// been watching Severance"): a `preference` memory when what follows is a title (capitalised)
+/// or a pastime the word lists know; a show or game by title is also `Entertainment and
+/// Leisure`. ("I'm watching my weight" names neither.)
+pub(super) fn into_now(s: &str, l: &str, sink: &mut Sink) -> bool {
+    const DOING: &[(&str, bool)] = &[
+        ("i'm reading", false),
+        ("i am reading", false),
+        ("i've been reading", false),
+        ("i'm listening to", false),
+        ("i've been listening to", false),
+        ("i'm watching", true),
+        ("i am watching", true),
+        ("i've been watching", true),
+        ("i'm binging", true),
+        ("i've been binging", true),
+        ("i'm rewatching", true),
+        ("i'm playing", true),
+        ("i've been playing", true),
+    ];
+    let Some(&(trigger, show_or_game)) = DOING.iter().find(|(t, _)| find_word(l, t).is_some())
+    else {
+        return false;
+    };
+    let Some(start) = find_word(l, trigger) else {
+        return false;
+    };
+    // What is being read or watched ends where the sentence moves on or says when.
+    let rest = &s[start + trigger.len()..];
+    let lower_rest = rest.to_ascii_lowercase();
+    let end = [
+        " and ",
+        " but ",
+        " right now",
+        " these days",
+        " lately",
+        " at the moment",
+    ]
+    .iter()
+    .filter_map(|w| lower_rest.find(w))
+    .min()
+    .unwrap_or(rest.len());
+    let Some(item) = objects(&strip_when_words(&rest[..end])).into_iter().next() else {
+        return false;
+    };
+    let title = item.starts_with(|c: char| c.is_ascii_uppercase());
+    if !title && !is_activity(&item) {
+        return false;
+    }
+    if title && show_or_game {
+        sink.pkg("Entertainment and Leisure", &item);
+    }
+    let said = third_person(clause(&s[start..], STOPS, &[]), Lang::En);
+    sink.memory(
+        Signal::Preference,
+        MemoryType::Preference,
+        capitalize_first(&said),
+        vec![item],
+    );
+    true
 }

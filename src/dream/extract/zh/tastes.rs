@@ -181,12 +181,30 @@ pub(super) fn habits(s: &str, sink: &mut Sink) -> bool {
     if !MARKERS.iter().any(|m| body.contains(m)) || s.contains('吗') {
         return false;
     }
-    let Some((item, field)) = activity_in(body) else {
-        return false;
-    };
-    sink.pkg(field, &item);
     let said = text::third_person(tidy_item(clause(body, STOPS, &[])).as_str(), Lang::Zh);
-    sink.memory(Signal::Preference, MemoryType::Preference, said, vec![item]);
+    // "我不太会做饭": what the user does not do is no pastime of theirs.
+    let negated = said.contains('不') || said.contains('没');
+    let keywords = match activity_in(body) {
+        Some((item, field)) => {
+            if !negated {
+                sink.pkg(field, &item);
+            }
+            vec![item]
+        }
+        // A habit that is no known pastime ("我周末一般去图书馆自习", the user's own, not a
+        // plan) is still how the user lives; only a pastime goes into the PKG.
+        None if MARKERS.iter().any(|m| said.contains(m))
+            && clause_about_me(clause(body, STOPS, &[]))
+            && !["决定", "打算", "准备", "计划", "想"]
+                .iter()
+                .any(|d| said.contains(d))
+            && said.chars().filter(|c| text::is_cjk(*c)).count() >= 6 =>
+        {
+            keywords_of(&said)
+        }
+        None => return false,
+    };
+    sink.memory(Signal::Preference, MemoryType::Preference, said, keywords);
     true
 }
 
@@ -259,4 +277,50 @@ pub(super) fn classify_liked(item: &str, sentence: &str, sink: &mut Sink) {
     {
         sink.pkg("Hobbies", item);
     }
+}
+
+/// What the user is into these days, said as doing it ("我最近在追《繁花》", "我在玩塞尔达"):
+/// a `preference` memory; a show or game named as a title is also `Entertainment and Leisure`.
+/// Reading or listening counts only for a title in 《》 ("在看" alone may be a doctor).
+pub(super) fn into_now(s: &str, sink: &mut Sink) -> bool {
+    const DOING: &[(&str, bool)] = &[
+        ("在追", true),
+        ("在玩", true),
+        ("在刷", true),
+        ("在看", false),
+        ("在读", false),
+        ("在听", false),
+    ];
+    for (t, show_or_game) in DOING {
+        let Some((adverbs, rest)) = after_me(s, t).into_iter().next() else {
+            continue;
+        };
+        let object = tidy_item(clause(rest, STOPS, &[]));
+        // A title is what 《》 enclose; else the last of "Switch上的塞尔达".
+        let titled = object
+            .split_once('《')
+            .and_then(|(_, t)| t.split_once('》'));
+        let title = match titled {
+            Some((title, _)) => title,
+            None => object.rsplit('的').next().unwrap_or(&object),
+        }
+        .trim()
+        .to_string();
+        let titled = titled.is_some();
+        if title.chars().count() < 2 || !(titled || *show_or_game) {
+            continue;
+        }
+        if *show_or_game || titled {
+            sink.pkg("Entertainment and Leisure", &title);
+        }
+        let said = text::third_person(&format!("我{adverbs}{t}{object}"), Lang::Zh);
+        sink.memory(
+            Signal::Preference,
+            MemoryType::Preference,
+            said,
+            vec![title],
+        );
+        return true;
+    }
+    false
 }
