@@ -512,3 +512,36 @@ fn an_appointment_said_with_so_as_an_intensifier_keeps_what_is_planned() {
         "{items:?}"
     );
 }
+
+#[test]
+fn chinese_everyday_forms_people_idols_things_stopped_and_plans_without_a_subject() {
+    // The one the user did something with is theirs, and the news is kept.
+    let x = run("我跟老公吵架了，心情很差");
+    assert!(
+        x.entity_ops
+            .iter()
+            .any(|e| e.name.as_deref() == Some("老公")),
+        "{x:?}"
+    );
+    assert_eq!(memory(&x, "吵架").memory_type, MemoryType::History);
+    // …unless the news ends the relation.
+    let x = run("我和女朋友分手了");
+    assert!(x.entity_ops.is_empty(), "{:?}", x.entity_ops);
+    // What someone made is the liked thing.
+    let x = run("我最爱她做的红烧肉");
+    assert_eq!(memory(&x, "红烧肉").memory_type, MemoryType::Preference);
+    let x = run("我的偶像是周杰伦，听他的歌长大的");
+    assert_eq!(memory(&x, "周杰伦").memory_type, MemoryType::Preference);
+    // Stopped doing: a preference that says so.
+    let x = run("我已经不打篮球了，膝盖不好");
+    let m = memory(&x, "不打篮球");
+    assert_eq!(m.memory_type, MemoryType::Preference);
+    // A plan after a time word, with the subject dropped, is the user's.
+    let x = run("下周打算去杭州出差");
+    let m = memory(&x, "杭州");
+    assert_eq!(m.memory_type, MemoryType::Project);
+    assert_eq!(
+        m.event_time.map(|t| t.date().to_string()).as_deref(),
+        Some("2026-04-13")
+    );
+}

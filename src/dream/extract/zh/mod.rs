@@ -126,7 +126,7 @@ pub(super) fn rules(s: &str, sink: &mut Sink) {
     liked |= hobbies(s, sink);
     if !liked && !question {
         likes(s, sink);
-        if !appointment && sink.nothing_yet() && !into_now(s, sink) {
+        if !appointment && sink.nothing_yet() && !stopped(s, sink) && !into_now(s, sink) {
             habits(s, sink);
         }
     }

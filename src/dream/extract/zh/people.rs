@@ -43,6 +43,10 @@ const MY_LEADS: &[&str] = &[
     "我养了只",
     "我养了一只",
     "我养了一条",
+    // "我跟女朋友吵架了": the one the user did something with is theirs.
+    "我跟",
+    "我和",
+    "我与",
     "我",
 ];
 
@@ -308,7 +312,13 @@ pub(super) fn relations(s: &str, sink: &mut Sink) -> bool {
         news |= m.news;
         match m.name {
             Some(n) => record_person(&n, m.title, m.circle, sink),
-            None if m.circle == Circle::Family && m.mine => sink.person(m.title, m.title),
+            // "我和男朋友分手了": no longer the user's 男朋友, so no entity of that title.
+            None if m.circle == Circle::Family
+                && m.mine
+                && !["分手", "离婚"].iter().any(|w| s.contains(w)) =>
+            {
+                sink.person(m.title, m.title)
+            }
             None => {}
         }
     }

@@ -308,7 +308,16 @@ pub(super) fn appointment(s: &str, sink: &mut Sink) -> bool {
 
 pub(super) fn decision(s: &str, sink: &mut Sink) {
     for t in ["决定", "打算", "准备", "计划", "想好了"] {
-        if let Some((adverbs, rest)) = after_me(s, t).into_iter().next() {
+        // Chinese drops the subject after a time word: "这周末打算回老家看外婆" is the user's.
+        let dropped_subject = || {
+            let at = s.find(t)?;
+            let before = &s[..at];
+            let when_only = before.chars().count() <= 6
+                && when::find(before, sink.day)
+                    .is_some_and(|w| w.strip(before).trim_matches(['这', '本', ' ']).is_empty());
+            when_only.then(|| (before, &s[at + t.len()..]))
+        };
+        if let Some((adverbs, rest)) = after_me(s, t).into_iter().next().or_else(dropped_subject) {
             let what = tidy_item(clause(rest, STOPS, &[]));
             if what.chars().count() >= 2 {
                 let said = format!("我{adverbs}{t}{what}");

@@ -2,8 +2,20 @@
 
 use super::*;
 
-/// "我最喜欢的书是《三体》".
+/// "我最喜欢的书是《三体》"; "我的偶像是刘德华".
 pub(super) fn favorite(s: &str, sink: &mut Sink) -> bool {
+    if let Some((_, rest)) = after_me(s, "的偶像是").into_iter().next() {
+        let idol = strip_quotes(clause(rest, STOPS, &[]));
+        if idol.chars().count() >= 2 && !idol.contains("什么") && !idol.contains('谁') {
+            sink.memory(
+                Signal::Preference,
+                MemoryType::Preference,
+                format!("用户的偶像是{idol}"),
+                vec![idol.into(), "偶像".into()],
+            );
+            return true;
+        }
+    }
     for t in ["最喜欢的", "最爱的"] {
         for (_, rest) in after_me(s, t) {
             let Some((what, value)) = rest.split_once('是') else {
@@ -76,11 +88,22 @@ pub(super) fn hobbies(s: &str, sink: &mut Sink) -> bool {
     false
 }
 
+/// "她做的饺子" → "饺子": what someone made or did is the liked thing, not the person.
+fn made_by_someone(item: &str) -> &str {
+    match item
+        .strip_prefix(['他', '她'])
+        .and_then(|rest| rest.split_once('的'))
+    {
+        Some((made, thing)) if made.chars().count() <= 2 && !thing.is_empty() => thing,
+        _ => item,
+    }
+}
+
 /// The liked things of a clause, tidied, without pronouns and questions.
 pub(super) fn objects(rest: &str) -> Vec<String> {
     list_items(clause(rest, STOPS, &['、']))
         .iter()
-        .map(|i| tidy_item(i))
+        .map(|i| tidy_item(made_by_someone(i)))
         .filter(|i| {
             let n = i.chars().count();
             (1..=12).contains(&n)
@@ -323,4 +346,32 @@ pub(super) fn into_now(s: &str, sink: &mut Sink) -> bool {
         return true;
     }
     false
+}
+
+/// Something the user stopped doing ("我现在不玩原神了", "我已经不追星了"): a `preference`
+/// memory that says so, never a current liking.
+pub(super) fn stopped(s: &str, sink: &mut Sink) -> bool {
+    const PARTICLES: &[char] = &['啊', '呀', '吧', '呢', '哦', '啦', '嘛', '呗', '哈'];
+    let Some(said) = s
+        .split(['，', ',', '。', '！', '!', '；'])
+        .map(|c| c.trim().trim_end_matches(PARTICLES))
+        .find(|c| {
+            let Some(me) = c.find('我') else {
+                return false;
+            };
+            c.ends_with('了')
+                && !c.ends_with("不了")
+                && c[me..].contains('不')
+                && clause_about_me(c)
+        })
+    else {
+        return false;
+    };
+    let said = text::third_person(said, Lang::Zh);
+    if said.chars().filter(|c| text::is_cjk(*c)).count() < 6 {
+        return false;
+    }
+    let keywords = keywords_of(&said);
+    sink.memory(Signal::Preference, MemoryType::Preference, said, keywords);
+    true
 }
