@@ -545,3 +545,13 @@ fn chinese_everyday_forms_people_idols_things_stopped_and_plans_without_a_subjec
         Some("2026-04-13")
     );
 }
+
+#[test]
+fn a_chinese_liking_said_with_when_and_a_pastime_inside_what_is_liked() {
+    // A time word between 我 and 喜欢 still makes the liking the user's.
+    let x = run("我晚上喜欢去江边散步");
+    assert_eq!(memory(&x, "散步").memory_type, MemoryType::Preference);
+    // The known pastime inside a longer liked thing is the hobby.
+    let x = run("我喜欢周末去书店看书");
+    assert_eq!(pkg_items(&x, "Hobbies"), ["看书"]);
+}

@@ -299,6 +299,9 @@ pub(super) fn classify_liked(item: &str, sentence: &str, sink: &mut Sink) {
             && item.starts_with(lexicon::ZH_ACTIVITY_VERBS))
     {
         sink.pkg("Hobbies", item);
+    } else if let Some((pastime, field)) = activity_in(item) {
+        // "在周末去咖啡馆看书": a known pastime inside what is liked.
+        sink.pkg(field, &pastime);
     }
 }
 
