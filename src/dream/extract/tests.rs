@@ -554,4 +554,7 @@ fn a_chinese_liking_said_with_when_and_a_pastime_inside_what_is_liked() {
     // The known pastime inside a longer liked thing is the hobby.
     let x = run("我喜欢周末去书店看书");
     assert_eq!(pkg_items(&x, "Hobbies"), ["看书"]);
+    // A habit names its pastime in the memory, not only in the keywords.
+    let x = run("我平时午休的时候都会看一会儿书");
+    assert_eq!(memory(&x, "看书").memory_type, MemoryType::Preference);
 }

@@ -207,13 +207,18 @@ pub(super) fn habits(s: &str, sink: &mut Sink) -> bool {
     let said = text::third_person(tidy_item(clause(body, STOPS, &[])).as_str(), Lang::Zh);
     // "我不太会做饭": what the user does not do is no pastime of theirs.
     let negated = said.contains('不') || said.contains('没');
-    let keywords = match activity_in(body) {
-        Some((item, field)) => {
-            if !negated {
-                sink.pkg(field, &item);
-            }
-            vec![item]
+    let (said, keywords) = match activity_in(body) {
+        Some((item, field)) if !negated => {
+            sink.pkg(field, &item);
+            // "每天晚上都会看一会儿书再睡" names its pastime ("看书") only in passing: say it.
+            let said = if said.contains(item.as_str()) {
+                said
+            } else {
+                format!("{said}（{item}）")
+            };
+            (said, vec![item])
         }
+        Some((item, _)) => (said, vec![item]),
         // A habit that is no known pastime ("我周末一般去图书馆自习", the user's own, not a
         // plan) is still how the user lives; only a pastime goes into the PKG.
         None if MARKERS.iter().any(|m| said.contains(m))
@@ -223,7 +228,8 @@ pub(super) fn habits(s: &str, sink: &mut Sink) -> bool {
                 .any(|d| said.contains(d))
             && said.chars().filter(|c| text::is_cjk(*c)).count() >= 6 =>
         {
-            keywords_of(&said)
+            let keywords = keywords_of(&said);
+            (said, keywords)
         }
         None => return false,
     };
