@@ -240,18 +240,14 @@ const NOT_EVENTS: &[&str] = &[
 /// Past forms that say a dated event happened.
 fn said_as_done(l: &str) -> bool {
     l.split(|c: char| !c.is_ascii_alphabetic() && c != '\'')
-        .any(past_form)
-}
-
-/// A lowercase word in the simple past: "-ed" (not "need") or a common irregular form.
-fn past_form(w: &str) -> bool {
-    (w.len() > 4 && w.ends_with("ed") && !["need", "feed", "speed", "seed"].contains(&w))
-        || [
-            "was", "were", "had", "got", "went", "did", "broke", "made", "met", "took", "came",
-            "left", "lost", "won", "ate", "saw", "gave", "found", "told", "fell", "bought", "ran",
-            "quit", "began", "drove", "flew", "wrote", "sold", "spent", "caught", "forgot",
-        ]
-        .contains(&w)
+        .any(|w| {
+            (w.len() > 4 && w.ends_with("ed") && !["need", "feed", "speed", "seed"].contains(&w))
+                || [
+                    "was", "were", "had", "got", "went", "did", "broke", "made", "met", "took",
+                    "came", "left", "lost", "won", "ate", "saw", "gave", "found", "told", "fell",
+                ]
+                .contains(&w)
+        })
 }
 
 pub(super) fn appointment(s: &str, l: &str, sink: &mut Sink) -> bool {

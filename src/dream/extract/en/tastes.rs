@@ -401,11 +401,10 @@ pub(super) fn into_now(s: &str, l: &str, sink: &mut Sink) -> bool {
         ("i'm playing", true),
         ("i've been playing", true),
     ];
-    let Some(&(trigger, show_or_game)) = DOING.iter().find(|(t, _)| find_word(l, t).is_some())
+    let Some((start, trigger, show_or_game)) = DOING
+        .iter()
+        .find_map(|&(t, show_or_game)| find_word(l, t).map(|at| (at, t, show_or_game)))
     else {
-        return false;
-    };
-    let Some(start) = find_word(l, trigger) else {
         return false;
     };
     // What is being read or watched ends where the sentence moves on or says when.
