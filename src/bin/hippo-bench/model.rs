@@ -18,7 +18,7 @@ use std::time::Instant;
 
 /// Texts handed to the embedder per call (it splits them into `HIPPO_EMBED_BATCH` requests);
 /// the cache is written after each call, so an interrupted run keeps what it paid for.
-const CALL: usize = 256;
+const CALL: usize = 64;
 
 /// SHA-256 of a text → its vector.
 type Vectors = HashMap<[u8; 32], Vec<f32>>;
@@ -67,7 +67,8 @@ impl Model {
         self.inner.thresholds()
     }
 
-    /// The cache file of one kind: everything that changes a vector is in its name.
+    /// The cache file of one kind: everything that changes a vector (model, dimension, marking,
+    /// kind) is in its name.
     fn cache_file(&self, kind: EmbedKind) -> PathBuf {
         let config = self.inner.config();
         let KindMarking {
@@ -76,9 +77,10 @@ impl Model {
             input_type,
         } = &config.model.marking;
         let mut h = Sha256::new();
+        // Not the URL: the same model served on another port gives the same vectors.
         h.update(format!(
-            "{}\u{0}{}\u{0}{query_prefix}\u{0}{document_prefix}\u{0}{input_type:?}\u{0}{}",
-            config.url, config.model.model, config.model.dimension
+            "{}\u{0}{query_prefix}\u{0}{document_prefix}\u{0}{input_type:?}\u{0}{}",
+            config.model.model, config.model.dimension
         ));
         let tag: String = h.finalize()[..6]
             .iter()
