@@ -73,14 +73,13 @@ bench-year-latency:
 # venv .venv-bench, served on loopback for the run) through the product's OpenAI-compatible
 # embedder: conflict pairs under e5's thresholds, then LoCoMo dev 0-2 / 3-5, MADial zh dev and
 # LongMemEval_S dev (every LME_EVERY-th question) side by side with e5 alone, Hippo without a
-# model and BM25. Never part of `make setup` or `make test`. MADIAL and LME are made by the
+# model and BM25. Never part of `make setup` or `make test`. The sets in EXTERNAL are made by the
 # converters in ../shared/data/external/ (see its README; the script prints the commands).
-MADIAL ?= ../data-ext/madial-dev.json
-LME ?= ../data-ext/lme-dev.json
+EXTERNAL ?= target/external
 LME_EVERY ?= 20
 .PHONY: bench-e5
 bench-e5:
-	LOCOMO=$(LOCOMO) MADIAL=$(MADIAL) LME=$(LME) LME_EVERY=$(LME_EVERY) bash scripts/bench-e5.sh
+	LOCOMO=$(LOCOMO) EXTERNAL=$(EXTERNAL) LME_EVERY=$(LME_EVERY) bash scripts/bench-e5.sh
 
 # --- worker ---
 # The Cloudflare Worker (worker/, migrations/, wrangler.toml). `make worker` is the production

