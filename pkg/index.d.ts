@@ -29,9 +29,14 @@ export interface StorageAdapter {
   close?(): Promise<void> | void;
 }
 
-/** `embed(texts)`: one vector per text (normalized to unit length by Hippo). */
+/** What a text is embedded as: a search query, or a stored text (models such as
+ * multilingual-e5 want `"query: "` / `"passage: "` prefixes; others ignore it). */
+export type EmbedKind = 'query' | 'document';
+
+/** `embed(texts, kind)`: one vector per text (normalized to unit length by Hippo). */
 export type EmbedFunction = (
   texts: string[],
+  kind: EmbedKind,
 ) => Promise<ArrayLike<number>[]> | ArrayLike<number>[];
 
 export interface EmbedderOptions {
@@ -39,8 +44,11 @@ export interface EmbedderOptions {
   name: string;
   dimension: number;
   embed: EmbedFunction;
-  /** Cosine thresholds for conflict resolution. Default {duplicate: 0.92, ambiguous: 0.78} (the Worker's too). */
-  thresholds?: { duplicate: number; ambiguous: number };
+  /** The model's cosine levels: conflict resolution's `duplicate` and `ambiguous`, and the
+   * `relevant` similarity a memory found only by its vector needs to be returned. Default
+   * {duplicate: 0.92, ambiguous: 0.78, relevant: 0.2} (general sentence embedders); for
+   * multilingual-e5 use {duplicate: 0.985, ambiguous: 0.9, relevant: 0.75}. */
+  thresholds?: { duplicate: number; ambiguous: number; relevant?: number };
 }
 
 export interface ChatMessage {

@@ -352,8 +352,29 @@ pub trait VectorIndex {
     async fn delete_npc(&self, npcid: &str) -> PortResult<()>;
 }
 
-/// Declared by each embedder: the bands conflict resolution reads its cosines with.
+/// Declared by each embedder: the bands conflict resolution and retrieval read its cosines with.
 pub use crate::memory::conflict::SimilarityThresholds;
+
+/// What a text is embedded as. Many models embed a search query differently from the texts
+/// it should find (multilingual-e5 wants `query: ` / `passage: ` prefixes); others (bge-m3,
+/// OpenAI's) ignore the difference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EmbedKind {
+    /// A retrieval query.
+    Query,
+    /// A stored text: a memory, a conversation chunk, a PKG field.
+    Document,
+}
+
+impl EmbedKind {
+    /// `"query"` or `"document"` (the name JS callbacks receive).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EmbedKind::Query => "query",
+            EmbedKind::Document => "document",
+        }
+    }
+}
 
 #[async_trait(?Send)]
 pub trait Embedder {
@@ -361,8 +382,14 @@ pub trait Embedder {
     fn name(&self) -> &str;
     fn dimension(&self) -> usize;
     fn thresholds(&self) -> SimilarityThresholds;
-    /// One unit-length vector per text.
-    async fn embed(&self, texts: &[String]) -> PortResult<Vec<Vec<f32>>>;
+    /// Whether the vectors carry meaning beyond the words (a trained model), so ranking
+    /// gives them the weight of [`crate::retrieval::rank::WEIGHTS_MODEL_EMBEDDINGS`]. The
+    /// built-in embedder's features restate the lexical ones and answer false.
+    fn semantic(&self) -> bool {
+        true
+    }
+    /// One unit-length vector per text, each embedded as `kind`.
+    async fn embed(&self, kind: EmbedKind, texts: &[String]) -> PortResult<Vec<Vec<f32>>>;
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

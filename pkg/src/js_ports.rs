@@ -1,4 +1,4 @@
-//! The core's ports implemented over JS callbacks: `embed(texts)`, `llm.complete(messages,
+//! The core's ports implemented over JS callbacks: `embed(texts, kind)`, `llm.complete(messages,
 //! system)` and `clock()`. Each checks what JS hands back before the core sees it.
 #![deny(
     clippy::indexing_slicing,
@@ -9,13 +9,16 @@
 use crate::convert::{describe, method, port_error, property, settle, to_js};
 use async_trait::async_trait;
 use hippo::error::PortError;
-use hippo::ports::{ChatMessage, Clock, Embedder, Llm, PortResult, SimilarityThresholds};
-use hippo::retrieval::embed::normalize_vector;
+use hippo::ports::{
+    ChatMessage, Clock, EmbedKind, Embedder, Llm, PortResult, SimilarityThresholds,
+};
+use hippo::retrieval::model_embed::unit_vectors;
 use hippo::time::Timestamp;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-/// An [`Embedder`] over `embed(texts) → Float32Array[]` (or arrays of numbers, sync or async).
+/// An [`Embedder`] over `embed(texts, kind) → Float32Array[]` (or arrays of numbers, sync or
+/// async); `kind` is `"query"` or `"document"` (models such as e5 embed them differently).
 pub struct JsEmbedder {
     callback: js_sys::Function,
     name: String,
@@ -35,7 +38,7 @@ impl JsEmbedder {
                 thresholds: SimilarityThresholds::SENTENCE,
             };
             let probe = embedder
-                .call(&["dimension probe".to_string()])
+                .call(EmbedKind::Document, &["dimension probe".to_string()])
                 .await
                 .map_err(hippo::Error::Port)?;
             embedder.dimension = probe.first().map_or(0, Vec::len);
@@ -76,11 +79,11 @@ impl JsEmbedder {
     }
 
     /// Calls the callback and converts its answer, without checking the dimension.
-    async fn call(&self, texts: &[String]) -> PortResult<Vec<Vec<f32>>> {
+    async fn call(&self, kind: EmbedKind, texts: &[String]) -> PortResult<Vec<Vec<f32>>> {
         let input = to_js(texts).map_err(|e| PortError::Backend(e.to_string()))?;
         let returned = self
             .callback
-            .call1(&JsValue::UNDEFINED, &input)
+            .call2(&JsValue::UNDEFINED, &input, &kind.as_str().into())
             .map_err(|e| port_error("embed", e))?;
         let vectors = settle(returned).await.map_err(|e| port_error("embed", e))?;
         if !js_sys::Array::is_array(&vectors) {
@@ -108,17 +111,25 @@ fn thresholds_option(value: &JsValue) -> Result<SimilarityThresholds, hippo::Err
         return Ok(SimilarityThresholds::SENTENCE);
     }
     let read = |key: &str| property(value, key).as_f64().map(|v| v as f32);
-    match (read("duplicate"), read("ambiguous")) {
-        (Some(duplicate), Some(ambiguous))
-            if (0.0..=1.0).contains(&ambiguous) && ambiguous <= duplicate && duplicate <= 1.0 =>
+    let relevant = match property(value, "relevant") {
+        v if v.is_undefined() || v.is_null() => Some(SimilarityThresholds::SENTENCE.relevant),
+        v => v.as_f64().map(|v| v as f32),
+    };
+    match (read("duplicate"), read("ambiguous"), relevant) {
+        (Some(duplicate), Some(ambiguous), Some(relevant))
+            if (0.0..=1.0).contains(&ambiguous)
+                && ambiguous <= duplicate
+                && duplicate <= 1.0
+                && (0.0..=1.0).contains(&relevant) =>
         {
             Ok(SimilarityThresholds {
                 duplicate,
                 ambiguous,
+                relevant,
             })
         }
         _ => Err(hippo::Error::invalid(
-            "embed.thresholds must be {duplicate, ambiguous} with 0 <= ambiguous <= duplicate <= 1",
+            "embed.thresholds must be {duplicate, ambiguous, relevant?} with 0 <= ambiguous <= duplicate <= 1 and 0 <= relevant <= 1",
         )),
     }
 }
@@ -137,24 +148,12 @@ impl Embedder for JsEmbedder {
         self.thresholds
     }
 
-    async fn embed(&self, texts: &[String]) -> PortResult<Vec<Vec<f32>>> {
+    async fn embed(&self, kind: EmbedKind, texts: &[String]) -> PortResult<Vec<Vec<f32>>> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
-        let vectors = self.call(texts).await?;
-        if let Some(bad) = vectors.iter().find(|v| v.len() != self.dimension) {
-            return Err(PortError::Backend(format!(
-                "embed returned a vector of dimension {}, expected {}",
-                bad.len(),
-                self.dimension
-            )));
-        }
-        if vectors.iter().flatten().any(|x| !x.is_finite()) {
-            return Err(PortError::Backend(
-                "embed returned a non-finite value".into(),
-            ));
-        }
-        Ok(vectors.into_iter().map(normalize_vector).collect())
+        let vectors = self.call(kind, texts).await?;
+        unit_vectors(vectors, self.dimension, "embed", "")
     }
 }
 

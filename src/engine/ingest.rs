@@ -9,8 +9,8 @@ use crate::error::{Error, Result};
 use crate::memory::conflict::{self, Decision, Verdict};
 use crate::memory::strength::reinforce_on_encounter;
 use crate::memory::{Collection, Memory};
-use crate::ports::{LexicalQuery, VectorFilter, VectorItem, Write};
-use crate::retrieval::embed::cosine;
+use crate::ports::{EmbedKind, LexicalQuery, VectorFilter, VectorItem, Write};
+use crate::retrieval::embed::{cosine, same_words};
 use crate::retrieval::tokenize::tokenize_query;
 use crate::time::Timestamp;
 use indexmap::IndexMap;
@@ -64,10 +64,11 @@ impl Hippo {
             .map(|m| embedding_text(&m.summary, &m.keywords))
             .collect();
         // Without vectors the lexical path still finds the memories; the index can be rebuilt.
-        let (vectors, embedding_error) = match self.ports.embedder.embed(&texts).await {
-            Ok(vectors) => (Some(vectors), None),
-            Err(err) => (None, Some(err.to_string())),
-        };
+        let (vectors, embedding_error) =
+            match self.ports.embedder.embed(EmbedKind::Document, &texts).await {
+                Ok(vectors) => (Some(vectors), None),
+                Err(err) => (None, Some(err.to_string())),
+            };
         let thresholds = self.ports.embedder.thresholds();
         // Every memory this plan writes, latest version, in first-touched order.
         let mut touched: IndexMap<String, Memory> = IndexMap::new();
@@ -227,7 +228,7 @@ impl Hippo {
                 .iter()
                 .map(|m| embedding_text(&m.summary, &m.keywords))
                 .collect();
-            if let Ok(vs) = self.ports.embedder.embed(&texts).await {
+            if let Ok(vs) = self.ports.embedder.embed(EmbedKind::Document, &texts).await {
                 for (m, v) in missing.iter().zip(vs) {
                     known_vectors.insert(m.id.clone(), v);
                 }
@@ -256,7 +257,7 @@ impl Hippo {
                 return v;
             }
         }
-        conflict::rule_verdict(new_summary, old_summary)
+        conflict::rule_verdict(new_summary, old_summary, same_words)
     }
 
     /// Upserts vectors after their memories are durable. The vector index is derived data:

@@ -14,7 +14,7 @@ use crate::memory::strength;
 use crate::memory::MemoryPatch;
 use crate::memory::{Collection, Memory, MemoryType};
 use crate::npc::Npc;
-use crate::ports::{MemoryFilter, Write, WriteBatch};
+use crate::ports::{EmbedKind, MemoryFilter, Write, WriteBatch};
 use crate::sensitive::{self, Category};
 use crate::time::Timestamp;
 
@@ -231,7 +231,12 @@ impl Hippo {
         let mut warning = None;
         if change.reindexes() {
             let text = embedding_text(&memory.summary, &memory.keywords);
-            let (vectors, error) = match self.ports.embedder.embed(&[text]).await {
+            let (vectors, error) = match self
+                .ports
+                .embedder
+                .embed(EmbedKind::Document, &[text])
+                .await
+            {
                 Ok(mut v) => (v.pop().map(|v| vec![vector_item(&memory, v)]), None),
                 Err(e) => (None, Some(e.to_string())),
             };
@@ -395,7 +400,11 @@ impl Hippo {
                 .iter()
                 .map(|m| embedding_text(&m.summary, &m.keywords))
                 .collect();
-            let vectors = self.ports.embedder.embed(&texts).await?;
+            let vectors = self
+                .ports
+                .embedder
+                .embed(EmbedKind::Document, &texts)
+                .await?;
             let items = chunk
                 .iter()
                 .zip(vectors)

@@ -17,7 +17,9 @@ use crate::memory::strength;
 use crate::memory::{Collection, Memory, MemoryType};
 use crate::npc::Npc;
 use crate::pkg::{PkgValue, MULTI_VALUE_LIMITS};
-use crate::ports::{LexicalQuery, MemoryFilter, RetrievalView, VectorFilter, Write, WriteBatch};
+use crate::ports::{
+    EmbedKind, LexicalQuery, MemoryFilter, RetrievalView, VectorFilter, Write, WriteBatch,
+};
 use crate::retrieval::embed_cache::{text_key, TextKey};
 use crate::retrieval::query::{
     analyse, is_dialogue, split_speaker, Names, VOICED_SUBJECT_STRENGTH,
@@ -28,6 +30,7 @@ use crate::retrieval::terms;
 use crate::sensitive;
 use crate::time::phrase::parse_time_range;
 use crate::time::Timestamp;
+use futures_util::future::join;
 use indexmap::IndexMap;
 use std::rc::Rc;
 
@@ -317,8 +320,10 @@ impl Hippo {
             debug: r.debug,
             now,
             names,
+            min_vector_similarity: self.ports.embedder.thresholds().relevant,
         };
-        let mut ranked = rank::rank(&request, candidates, &stats);
+        let weights = rank::weights_for(self.ports.embedder.semantic());
+        let mut ranked = rank::rank_with(weights, &request, candidates, &stats);
         for x in &mut ranked {
             let c = &mut x.candidate;
             if !c.sensitive {
@@ -379,12 +384,28 @@ impl Hippo {
             keys.iter().map(|k| cache.get(k)).collect()
         };
         let missing: Vec<usize> = (0..found.len()).filter(|&i| found[i].is_none()).collect();
-        let mut texts = vec![query.to_string()];
-        texts.extend(missing.iter().map(|&i| structured[i].summary.clone()));
-        let mut vectors = self.ports.embedder.embed(&texts).await.ok()?.into_iter();
-        let query_vector = vectors.next()?;
+        let texts: Vec<String> = missing
+            .iter()
+            .map(|&i| structured[i].summary.clone())
+            .collect();
+        // The query and the structured facts are embedded as what they are (a model such as
+        // e5 marks them differently), side by side.
+        let embedder = &self.ports.embedder;
+        let (query_vector, vectors) = join(
+            embedder.embed(EmbedKind::Query, &[query.to_string()]),
+            async {
+                if texts.is_empty() {
+                    Ok(Vec::new())
+                } else {
+                    embedder.embed(EmbedKind::Document, &texts).await
+                }
+            },
+        )
+        .await;
+        let query_vector = query_vector.ok()?.into_iter().next()?;
         let mut cache = self.embed_cache.borrow_mut();
-        for (i, vector) in missing.into_iter().zip(vectors) {
+        // Facts whose embedding failed are ranked without a vector.
+        for (i, vector) in missing.into_iter().zip(vectors.unwrap_or_default()) {
             let vector: Rc<[f32]> = vector.into();
             cache.insert(keys[i], vector.clone());
             found[i] = Some(vector);

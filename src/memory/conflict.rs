@@ -3,7 +3,9 @@
 //! Embedding similarity sorts candidates into three bands; in the ambiguous band an LLM
 //! answers, or, without one, the deterministic [`rule_verdict`] does: the same subject slot
 //! ("where the user lives", "what the user likes to be called") with a different value means
-//! the new fact supersedes the old one.
+//! the new fact supersedes the old one. No similarity, however high, merges two values of one
+//! slot: to an embedding model "favourite drink: tea" and "… coffee" are nearly the same
+//! sentence (multilingual-e5: 0.986).
 
 use super::Memory;
 use crate::ids::sha256_hex;
@@ -19,6 +21,9 @@ pub struct SimilarityThresholds {
     pub duplicate: f32,
     /// At or above (and below `duplicate`): ambiguous, ask the LLM or the rules.
     pub ambiguous: f32,
+    /// Retrieval: a candidate found only by its vector needs at least this similarity to
+    /// the query to be returned at all (every model has its own cosine scale).
+    pub relevant: f32,
 }
 
 impl SimilarityThresholds {
@@ -28,6 +33,7 @@ impl SimilarityThresholds {
     pub const SENTENCE: SimilarityThresholds = SimilarityThresholds {
         duplicate: 0.92,
         ambiguous: 0.78,
+        relevant: 0.2,
     };
 }
 
@@ -141,19 +147,38 @@ pub fn decide(
         return Decision::Reinforce { id: m.id.clone() };
     }
     match live().filter(|(_, s)| !s.is_nan()).max_by(most_similar) {
-        Some((m, s)) if *s >= thresholds.duplicate => Decision::Reinforce { id: m.id.clone() },
+        Some((m, s)) if *s >= thresholds.duplicate && !new_slot_value(new_summary, &m.summary) => {
+            Decision::Reinforce { id: m.id.clone() }
+        }
         Some((m, s)) if *s >= thresholds.ambiguous => Decision::Ambiguous { id: m.id.clone() },
         _ => Decision::Insert,
     }
 }
 
-/// The no-LLM verdict for an ambiguous pair: the same normalised text, or the same slot with
-/// the same value, is a duplicate; the same slot with another value supersedes; anything
-/// else is distinct (both kept).
-pub fn rule_verdict(new_summary: &str, old_summary: &str) -> Verdict {
+/// Whether both texts set the same subject slot to different values.
+fn new_slot_value(new_summary: &str, old_summary: &str) -> bool {
+    matches!(
+        (subject_slot(new_summary), subject_slot(old_summary)),
+        (Some((slot_new, value_new)), Some((slot_old, value_old)))
+            if slot_new == slot_old && value_new != value_old
+    )
+}
+
+/// The no-LLM verdict for an ambiguous pair: the same normalised text, the same words
+/// (`same_words`: the engine passes the built-in embedder's duplicate level, which allows word
+/// order, punctuation, 很-style insertions), or the same slot with the same value, is a
+/// duplicate; the same slot with another value supersedes; anything else is distinct (both
+/// kept: a model embedder's band is wide, and keeping a restated fact twice costs less than
+/// losing a fact).
+pub fn rule_verdict(
+    new_summary: &str,
+    old_summary: &str,
+    same_words: impl Fn(&str, &str) -> bool,
+) -> Verdict {
     if normalize_text(new_summary) == normalize_text(old_summary) {
         return Verdict::Duplicate;
     }
+    // The slot first: "lives in Berlin" / "lives in Bern" share nearly every word.
     match (subject_slot(new_summary), subject_slot(old_summary)) {
         (Some((slot_new, value_new)), Some((slot_old, value_old))) if slot_new == slot_old => {
             if value_new == value_old {
@@ -162,6 +187,7 @@ pub fn rule_verdict(new_summary: &str, old_summary: &str) -> Verdict {
                 Verdict::Supersedes
             }
         }
+        _ if same_words(new_summary, old_summary) => Verdict::Duplicate,
         _ => Verdict::Distinct,
     }
 }
@@ -183,6 +209,7 @@ pub fn resurrect_on_delete(deleted: &Memory, others: &[Memory]) -> Vec<Memory> {
 mod tests {
     use super::*;
     use crate::memory::MemoryType;
+    use crate::retrieval::embed::same_words;
     use crate::time::Timestamp;
 
     fn memory(id: &str, summary: &str) -> Memory {
@@ -196,6 +223,7 @@ mod tests {
     const BANDS: SimilarityThresholds = SimilarityThresholds {
         duplicate: 0.93,
         ambiguous: 0.78,
+        relevant: 0.2,
     };
 
     #[test]
@@ -253,6 +281,53 @@ mod tests {
     }
 
     #[test]
+    fn no_similarity_merges_two_values_of_one_slot() {
+        // A model embedder scores these near 1: the rules decide, and they supersede.
+        let old = memory("mem_a", "用户最喜欢的饮料是茶");
+        let got = decide("用户最喜欢的饮料是咖啡", &[(&old, 0.99)], BANDS);
+        assert_eq!(got, Decision::Ambiguous { id: "mem_a".into() });
+        assert_eq!(
+            rule_verdict("用户最喜欢的饮料是咖啡", "用户最喜欢的饮料是茶", same_words),
+            Verdict::Supersedes
+        );
+        let same = memory("mem_b", "User lives in Berlin");
+        let got = decide("The user lives in Berlin", &[(&same, 0.99)], BANDS);
+        assert_eq!(got, Decision::Reinforce { id: "mem_b".into() });
+    }
+
+    #[test]
+    fn the_same_words_reworded_are_a_duplicate_without_an_llm() {
+        for (new, old) in [
+            (
+                "The user really loves spicy hot pot.",
+                "The user loves spicy hot pot",
+            ),
+            ("用户很喜欢吃辣的火锅", "用户喜欢吃辣的火锅"),
+            ("周末用户常去海边散步。", "用户周末常去海边散步"),
+        ] {
+            assert_eq!(
+                rule_verdict(new, old, same_words),
+                Verdict::Duplicate,
+                "{new} / {old}"
+            );
+        }
+        // Shared words, another thing: kept apart.
+        for (new, old) in [
+            ("用户去动物园看了熊猫", "用户去动物园看了大象"),
+            (
+                "The user saw pandas at the zoo",
+                "The user saw elephants at the zoo",
+            ),
+        ] {
+            assert_eq!(
+                rule_verdict(new, old, same_words),
+                Verdict::Distinct,
+                "{new} / {old}"
+            );
+        }
+    }
+
+    #[test]
     fn exact_text_reinforces_whatever_the_similarity() {
         let a = memory("mem_a", "用户住在北京。");
         let b = memory("mem_b", "User likes tea");
@@ -299,7 +374,11 @@ mod tests {
             ("用户来自四川", "用户来自湖南"),
         ];
         for (new, old) in pairs {
-            assert_eq!(rule_verdict(new, old), Verdict::Supersedes, "{new} / {old}");
+            assert_eq!(
+                rule_verdict(new, old, same_words),
+                Verdict::Supersedes,
+                "{new} / {old}"
+            );
         }
     }
 
@@ -313,7 +392,11 @@ mod tests {
             ("用户是一名老师", "用户是老师"),
         ];
         for (new, old) in pairs {
-            assert_eq!(rule_verdict(new, old), Verdict::Duplicate, "{new} / {old}");
+            assert_eq!(
+                rule_verdict(new, old, same_words),
+                Verdict::Duplicate,
+                "{new} / {old}"
+            );
         }
     }
 
@@ -328,7 +411,11 @@ mod tests {
             ("Went hiking on Sunday", "Watched a movie on Saturday"),
         ];
         for (new, old) in pairs {
-            assert_eq!(rule_verdict(new, old), Verdict::Distinct, "{new} / {old}");
+            assert_eq!(
+                rule_verdict(new, old, same_words),
+                Verdict::Distinct,
+                "{new} / {old}"
+            );
         }
     }
 

@@ -14,7 +14,7 @@
 //! §2.6) replaces it when configured.
 
 use super::tokenize::{cjk_terms, normalize, segments, word_term, Segment};
-use crate::ports::{Embedder, PortResult, SimilarityThresholds};
+use crate::ports::{EmbedKind, Embedder, PortResult, SimilarityThresholds};
 use async_trait::async_trait;
 use std::collections::BTreeMap;
 
@@ -35,10 +35,12 @@ const CJK_BIGRAM_WEIGHT: f32 = 1.0;
 /// 0.85, the same fact restated (the unit tests check word-order, case and punctuation
 /// variants, and 很-style insertions); 0.55 to 0.85, the same subject possibly with another
 /// value ("favourite drink is tea" / "… is coffee"), which the LLM or the rules decide; below
-/// 0.55, new. The band only triggers a check, never a merge, so erring wide is safe.
+/// 0.55, new. The band only triggers a check, never a merge, so erring wide is safe. In
+/// retrieval, a candidate found only by its vector needs 0.2.
 pub const THRESHOLDS: SimilarityThresholds = SimilarityThresholds {
     duplicate: 0.85,
     ambiguous: 0.55,
+    relevant: 0.2,
 };
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -115,6 +117,14 @@ pub fn normalize_vector(mut values: Vec<f32>) -> Vec<f32> {
     values
 }
 
+/// Whether two texts say the same thing in nearly the same words, by the built-in embedder's
+/// own duplicate level (its features are the words, whatever embedder serves): conflict
+/// resolution's no-LLM rules take it as a duplicate.
+pub fn same_words(a: &str, b: &str) -> bool {
+    let e = BuiltinEmbedder::new();
+    cosine(&e.embed_text(a), &e.embed_text(b)) >= THRESHOLDS.duplicate
+}
+
 /// Cosine similarity; 0 when either vector is zero or the lengths differ.
 pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
     if a.len() != b.len() {
@@ -183,7 +193,12 @@ impl Embedder for BuiltinEmbedder {
         THRESHOLDS
     }
 
-    async fn embed(&self, texts: &[String]) -> PortResult<Vec<Vec<f32>>> {
+    fn semantic(&self) -> bool {
+        false
+    }
+
+    /// Queries and documents are embedded alike: the features are the same words.
+    async fn embed(&self, _kind: EmbedKind, texts: &[String]) -> PortResult<Vec<Vec<f32>>> {
         Ok(texts.iter().map(|t| self.embed_text(t)).collect())
     }
 }
@@ -298,7 +313,10 @@ mod tests {
         assert_eq!(e.name(), NAME);
         assert_eq!(e.dimension(), DIMENSION);
         let texts = vec!["a cat".to_string(), "猫".to_string()];
-        let out = futures::executor::block_on(e.embed(&texts)).unwrap();
+        let out = futures::executor::block_on(e.embed(EmbedKind::Document, &texts)).unwrap();
         assert_eq!(out, vec![e.embed_text("a cat"), e.embed_text("猫")]);
+        let as_query = futures::executor::block_on(e.embed(EmbedKind::Query, &texts)).unwrap();
+        assert_eq!(as_query, out, "words are words, whatever the kind");
+        assert!(!e.semantic());
     }
 }

@@ -1,5 +1,5 @@
-//! Retrieval: tokenizer, lexical index, built-in embedder, time expressions, and the one
-//! ranking function (SPEC §2.4).
+//! Retrieval: tokenizer, lexical index, built-in embedder, embedding models over the network,
+//! time expressions, and the one ranking function (SPEC §2.4).
 //!
 //! The flow every caller (memory_retrieval, the search route, the npm API) follows:
 //! 1. [`tokenize::tokenize_query`] the query; [`crate::time::phrase::parse_time_range`] the `time_hint`
@@ -13,6 +13,7 @@
 pub mod embed;
 pub mod embed_cache;
 pub mod lexical;
+pub mod model_embed;
 pub mod query;
 pub mod rank;
 pub mod select;

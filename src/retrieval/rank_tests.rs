@@ -99,6 +99,7 @@ fn request(query: &str) -> RankRequest {
         debug: false,
         now: now(),
         names: Default::default(),
+        min_vector_similarity: crate::retrieval::embed::THRESHOLDS.relevant,
     }
 }
 
@@ -402,4 +403,67 @@ fn analysed_texts_give_exactly_the_token_by_token_numbers() {
             );
         }
     }
+}
+
+#[test]
+fn a_models_similarities_are_rescaled_over_the_querys_candidates() {
+    // e5-like cosines: everything in a narrow high band.
+    let mut req = request("garden");
+    req.debug = true;
+    req.max_results = 10;
+    req.min_vector_similarity = 0.75;
+    let with = |id: &str, text: &str, similarity: f32| {
+        let mut c = memory(id, MemoryType::Other, text, &[]);
+        c.vector_similarity = Some(similarity);
+        c
+    };
+    let candidates = vec![
+        with("best", "roses and tulips", 0.95),
+        with("middle", "the garden shed", 0.90),
+        with("worst", "tax forms", 0.85),
+        with("noise", "a parking ticket", 0.70),
+    ];
+    let stats = stats_for(&req.query, &candidates);
+    let vector_of = |weights: &Weights| -> Vec<(String, f64)> {
+        rank_with(weights, &req, candidates.clone(), &stats)
+            .into_iter()
+            .map(|r| (r.candidate.id, r.signals.unwrap()["vector"]))
+            .collect()
+    };
+    let model = vector_of(&WEIGHTS_MODEL_EMBEDDINGS);
+    let w = WEIGHTS_MODEL_EMBEDDINGS.vector;
+    let signal = |id: &str| model.iter().find(|(i, _)| i == id).map(|(_, v)| *v);
+    // The range includes the dropped candidate's 0.70: min-max runs over every similarity.
+    assert!((signal("best").unwrap() - w).abs() < 1e-6, "{model:?}");
+    assert!(
+        (signal("middle").unwrap() - w * 0.8).abs() < 1e-6,
+        "{model:?}"
+    );
+    assert!(
+        (signal("worst").unwrap() - w * 0.6).abs() < 1e-6,
+        "{model:?}"
+    );
+    assert_eq!(signal("noise"), None, "below the embedder's relevant level");
+    // The built-in embedder's weights use the cosine as it is.
+    let raw = vector_of(&WEIGHTS);
+    let best = raw.iter().find(|(i, _)| i == "best").unwrap().1;
+    assert!((best - WEIGHTS.vector * 0.95).abs() < 1e-6, "{raw:?}");
+    assert_eq!(
+        raw[0].0, "middle",
+        "the word decides when vectors weigh little"
+    );
+}
+
+#[test]
+fn a_lone_similarity_is_the_best_there_is() {
+    let mut req = request("garden");
+    req.debug = true;
+    let mut only = memory("only", MemoryType::Other, "roses", &[]);
+    only.vector_similarity = Some(0.8);
+    let stats = stats_for(&req.query, std::slice::from_ref(&only));
+    let ranked = rank_with(&WEIGHTS_MODEL_EMBEDDINGS, &req, vec![only], &stats);
+    let vector = ranked[0].signals.as_ref().unwrap()["vector"];
+    assert_eq!(vector, WEIGHTS_MODEL_EMBEDDINGS.vector);
+    assert_eq!(weights_for(true), &WEIGHTS_MODEL_EMBEDDINGS);
+    assert_eq!(weights_for(false), &WEIGHTS);
 }

@@ -191,14 +191,15 @@ test('dream: a dry run writes nothing, a real dream writes the diary', async () 
 });
 
 test('JS ports: embed and llm callbacks are used, clock sets time', async () => {
-  const calls = { embed: 0, llm: 0 };
+  const calls = { embed: 0, llm: 0, kinds: {} };
   const hippo = await Hippo.open({
     clock: () => new Date('2030-01-02T03:04:05Z'),
     embed: {
       name: 'toy',
       dimension: 3,
-      embed: async (texts) => {
+      embed: async (texts, kind) => {
         calls.embed += 1;
+        for (const t of texts) calls.kinds[t] = kind;
         return texts.map((t) => new Float32Array([t.length, 1, t.includes('cat') ? 5 : 0]));
       },
     },
@@ -214,5 +215,7 @@ test('JS ports: embed and llm callbacks are used, clock sets time', async () => 
   await hippo.addMemories('p', { memories: [{ summary: 'Has a cat', type: 'profile' }] });
   const hits = await hippo.search('p', { query: 'cat', debug: true });
   assert.ok(calls.embed >= 2, 'memories and queries are embedded by the callback');
+  assert.equal(calls.kinds['Has a cat'], 'document');
+  assert.equal(calls.kinds.cat, 'query');
   assert.ok(hits.memories[0].signals.vector > 0);
 });

@@ -51,6 +51,32 @@ test("HIPPO_EMBED=openai: embeddings over fetch, recorded, refused when changed,
   }
 });
 
+test("HIPPO_EMBED=openai with an e5 model: stored texts as passages, searches as queries", async () => {
+  const inputs = [];
+  const outbound = async (request) => {
+    const body = await request.json();
+    inputs.push(...body.input);
+    return Response.json({ data: body.input.map((t, index) => ({ index, embedding: fakeEmbedding(t) })) });
+  };
+  const vars = {
+    HIPPO_EMBED: "openai",
+    HIPPO_EMBED_URL: "https://embed.test/v1",
+    HIPPO_EMBED_MODEL: "intfloat/multilingual-e5-small",
+    HIPPO_EMBED_DIM: "8",
+  };
+  const w = await startWorker({ vars, outbound });
+  try {
+    await w.json("PUT", "/api/npc/e5", {});
+    await w.json("POST", "/api/memories/e5", { memories: [{ summary: "用户住在成都", type: "profile" }] });
+    await w.json("POST", "/api/memories/e5/search", { query: "用户住在哪里" });
+    assert.ok(inputs.includes("passage: 用户住在成都"), JSON.stringify(inputs));
+    assert.ok(inputs.includes("query: 用户住在哪里"), JSON.stringify(inputs));
+    assert.ok(inputs.every((t) => /^(passage|query): /.test(t)), JSON.stringify(inputs));
+  } finally {
+    await w.dispose();
+  }
+});
+
 test("a database refuses a different embedder until POST /api/admin/reembed adopts it", async () => {
   const w = await startWorker();
   try {

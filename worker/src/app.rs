@@ -10,7 +10,7 @@
 use crate::config::{Config, EmbedChoice, LlmChoice};
 use crate::d1::{memory_cache, D1Store, D1VectorIndex, Db, MemoryCache, RequestState};
 use crate::error::HttpError;
-use crate::net::embed::{OpenAiEmbedder, WorkersAiEmbedder};
+use crate::net::embed::WorkersAiEmbedder;
 use crate::net::fetch::{FetchClient, RetryOnce};
 use crate::net::workers_ai::{WorkersAi, WorkersAiLlm};
 use crate::vectorize::{Vectorize, VectorizeIndex};
@@ -18,6 +18,7 @@ use hippo::engine::Ports;
 use hippo::ports::{Clock, Embedder, HttpClient, Llm, VectorIndex};
 use hippo::retrieval::embed::BuiltinEmbedder;
 use hippo::retrieval::embed_cache::EmbeddingCache;
+use hippo::retrieval::model_embed::OpenAiEmbedder;
 use hippo::time::Timestamp;
 use hippo::Hippo;
 use std::cell::RefCell;
@@ -99,21 +100,10 @@ impl App {
         };
         let embedder: Rc<dyn Embedder> = match &config.embed {
             EmbedChoice::Builtin => Rc::new(BuiltinEmbedder::new()),
-            EmbedChoice::OpenAi {
-                url,
-                key,
-                model,
-                dimension,
-            } => Rc::new(OpenAiEmbedder::new(
-                retrying_http,
-                url,
-                key.clone(),
-                model,
-                *dimension,
-            )),
-            EmbedChoice::WorkersAi { model, dimension } => {
-                Rc::new(WorkersAiEmbedder::new(ai()?, model, *dimension))
+            EmbedChoice::OpenAi(embed) => {
+                Rc::new(OpenAiEmbedder::new(retrying_http, embed.clone()))
             }
+            EmbedChoice::WorkersAi(model) => Rc::new(WorkersAiEmbedder::new(ai()?, model.clone())),
         };
         let llm: Option<Rc<dyn Llm>> = match &config.llm {
             None => None,

@@ -3,20 +3,17 @@
 //! Parsing is pure (a lookup function in, a [`Config`] out) so every rule is unit-tested;
 //! [`Config::from_env`] is the only part that touches the runtime.
 
+use hippo::retrieval::model_embed::{parse_model, ModelConfig, OpenAiEmbedConfig};
+
 /// Which embedder serves.
 #[derive(Debug, Clone, PartialEq)]
 pub enum EmbedChoice {
     /// The core's deterministic built-in embedder (no model, no network).
     Builtin,
-    /// OpenAI-compatible `POST {url}/embeddings`.
-    OpenAi {
-        url: String,
-        key: Option<String>,
-        model: String,
-        dimension: usize,
-    },
+    /// OpenAI-compatible `POST {url}/embeddings` (the core's `OpenAiEmbedder`).
+    OpenAi(OpenAiEmbedConfig),
     /// The Workers AI binding `AI`.
-    WorkersAi { model: String, dimension: usize },
+    WorkersAi(ModelConfig),
 }
 
 /// Which LLM serves the dream (none: the built-in extractor and summarizer).
@@ -45,20 +42,6 @@ pub struct Config {
 }
 
 pub const DEFAULT_WORKERS_AI_EMBED_MODEL: &str = "@cf/baai/bge-m3";
-pub const DEFAULT_OPENAI_EMBED_MODEL: &str = "text-embedding-3-small";
-
-/// Dimensions of well-known embedding models (others need `HIPPO_EMBED_DIM`).
-fn known_dimension(model: &str) -> Option<usize> {
-    let model = model.rsplit('/').next().unwrap_or(model);
-    Some(match model {
-        "text-embedding-3-small" | "text-embedding-ada-002" => 1536,
-        "text-embedding-3-large" => 3072,
-        "bge-m3" | "bge-large-en-v1.5" => 1024,
-        "bge-base-en-v1.5" => 768,
-        "bge-small-en-v1.5" => 384,
-        _ => return None,
-    })
-}
 
 /// A variable's value, trimmed; unset and blank are the same.
 fn non_empty(var: &impl Fn(&str) -> Option<String>, name: &str) -> Option<String> {
@@ -84,43 +67,14 @@ impl Config {
     pub fn parse(var: impl Fn(&str) -> Option<String>, has_ai: bool) -> Result<Config, String> {
         let raw = &var;
         let var = |name: &str| non_empty(raw, name);
-        let dimension = |model: &str| -> Result<usize, String> {
-            match var("HIPPO_EMBED_DIM") {
-                Some(d) => d
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|d| (1..=4096).contains(d))
-                    .ok_or_else(|| format!("HIPPO_EMBED_DIM must be a number 1..4096, got {d:?}")),
-                None => known_dimension(model).ok_or_else(|| {
-                    format!("HIPPO_EMBED_DIM is required for embedding model {model:?}")
-                }),
-            }
-        };
         let embed = match var("HIPPO_EMBED").as_deref().unwrap_or("builtin") {
             "builtin" => EmbedChoice::Builtin,
-            "openai" => {
-                let url = var("HIPPO_EMBED_URL").ok_or(
-                    "HIPPO_EMBED=openai needs HIPPO_EMBED_URL (e.g. https://api.openai.com/v1)",
-                )?;
-                let model = var("HIPPO_EMBED_MODEL")
-                    .unwrap_or_else(|| DEFAULT_OPENAI_EMBED_MODEL.to_string());
-                EmbedChoice::OpenAi {
-                    url: url.trim_end_matches('/').to_string(),
-                    key: var("HIPPO_EMBED_KEY"),
-                    dimension: dimension(&model)?,
-                    model,
-                }
-            }
+            "openai" => EmbedChoice::OpenAi(OpenAiEmbedConfig::parse(raw)?),
             "workers-ai" => {
                 if !has_ai {
                     return Err("HIPPO_EMBED=workers-ai needs the AI binding".into());
                 }
-                let model = var("HIPPO_EMBED_MODEL")
-                    .unwrap_or_else(|| DEFAULT_WORKERS_AI_EMBED_MODEL.to_string());
-                EmbedChoice::WorkersAi {
-                    dimension: dimension(&model)?,
-                    model,
-                }
+                EmbedChoice::WorkersAi(parse_model(raw, DEFAULT_WORKERS_AI_EMBED_MODEL)?)
             }
             other => {
                 return Err(format!(
@@ -228,28 +182,24 @@ mod tests {
                 model: "gpt-4o-mini".into()
             })
         );
-        assert_eq!(
-            c.embed,
-            EmbedChoice::OpenAi {
-                url: "https://emb.example/v1".into(),
-                key: Some("k".into()),
-                model: DEFAULT_OPENAI_EMBED_MODEL.into(),
-                dimension: 1536
-            }
-        );
+        let EmbedChoice::OpenAi(embed) = c.embed else {
+            panic!("{:?}", c.embed)
+        };
+        assert_eq!(embed.url, "https://emb.example/v1");
+        assert_eq!(embed.key.as_deref(), Some("k"));
+        assert_eq!(embed.model.model, "text-embedding-3-small");
+        assert_eq!(embed.model.dimension, 1536);
     }
 
     #[test]
     fn workers_ai_needs_the_binding_and_a_known_dimension() {
         assert!(parse(&[("HIPPO_EMBED", "workers-ai")], false).is_err());
         let c = parse(&[("HIPPO_EMBED", "workers-ai")], true).unwrap();
-        assert_eq!(
-            c.embed,
-            EmbedChoice::WorkersAi {
-                model: DEFAULT_WORKERS_AI_EMBED_MODEL.into(),
-                dimension: 1024
-            }
-        );
+        let EmbedChoice::WorkersAi(model) = c.embed else {
+            panic!("{:?}", c.embed)
+        };
+        assert_eq!(model.model, DEFAULT_WORKERS_AI_EMBED_MODEL);
+        assert_eq!(model.dimension, 1024);
         let err = parse(
             &[
                 ("HIPPO_EMBED", "workers-ai"),
@@ -270,7 +220,7 @@ mod tests {
         .unwrap();
         assert!(matches!(
             c.embed,
-            EmbedChoice::WorkersAi { dimension: 512, .. }
+            EmbedChoice::WorkersAi(ModelConfig { dimension: 512, .. })
         ));
         let c = parse(
             &[("HIPPO_LLM_MODEL", "@cf/meta/llama-3.1-8b-instruct")],

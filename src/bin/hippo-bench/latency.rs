@@ -145,6 +145,7 @@ fn measure(size: usize, queries: usize) -> Value {
                 debug: false,
                 now,
                 names: Default::default(),
+                min_vector_similarity: hippo::retrieval::embed::THRESHOLDS.relevant,
             };
             returned += rank(&req, candidates, &stats).len();
             fastest = fastest.min(start.elapsed().as_secs_f64() * 1000.0);

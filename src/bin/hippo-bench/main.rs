@@ -2,13 +2,16 @@
 //!
 //! ```text
 //! hippo-bench locomo --data FILE [--convs A-B] [--mode e2e|ranking] [--dreams nightly|session]
-//!                    [--no-ranking] [--dump FILE] [--json]
+//!                    [--sample-every N] [--no-ranking] [--dump FILE] [--json]
 //! hippo-bench latency [--sizes 1000,10000,100000] [--queries N] [--json]
 //! hippo-bench precision [--set FILE] [--show] [--json]
 //! hippo-bench year [--days N] [--latency] [--show] [--json]
 //! hippo-bench dream --data FILE [--limit N] [--dry-run] [--show]
 //! hippo-bench structured [--queries N]
+//! hippo-bench pairs --data tests/data/model_pairs.json [--record]
 //! ```
+//! `locomo` and `pairs` measure a real embedding model when `HIPPO_EMBED=openai` and its
+//! variables are set (see `model.rs`; built with `--features model-bench`).
 //! With `--json`, the last line of output is one JSON object (see each subcommand).
 
 mod alloc;
@@ -19,6 +22,8 @@ mod dream;
 mod e2e;
 mod latency;
 mod locomo;
+mod model;
+mod pairs;
 mod precision;
 mod structured;
 mod year;
@@ -41,8 +46,9 @@ fn main() {
         "precision" => precision::run(&args),
         "structured" => structured::run(&args),
         "year" => year::run(&args),
+        "pairs" => pairs::run(&args),
         _ => Err(format!(
-            "usage: hippo-bench <locomo|latency|precision|year|dream|structured> [options] \
+            "usage: hippo-bench <locomo|latency|precision|year|dream|structured|pairs> [options] \
              (unknown command {command:?})"
         )),
     };

@@ -31,7 +31,7 @@ use crate::engine::Hippo;
 use crate::error::{Error, PortError, Result};
 use crate::ids::new_id;
 use crate::npc::Npc;
-use crate::ports::VectorItem;
+use crate::ports::{EmbedKind, VectorItem};
 use chrono::NaiveDate;
 
 /// Most log entries one dream consumes.
@@ -183,7 +183,12 @@ pub(super) async fn embed_records(
         .iter()
         .map(|m| embedding_text(&m.summary, &m.keywords))
         .collect();
-    match hippo.ports().embedder.embed(&texts).await {
+    match hippo
+        .ports()
+        .embedder
+        .embed(EmbedKind::Document, &texts)
+        .await
+    {
         Ok(vectors) => records
             .iter()
             .zip(vectors)
