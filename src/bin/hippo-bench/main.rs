@@ -4,6 +4,7 @@
 //! hippo-bench locomo --data FILE [--convs A-B] [--mode e2e|ranking] [--dreams nightly|session]
 //!                    [--no-ranking] [--dump FILE] [--json]
 //! hippo-bench latency [--sizes 1000,10000,100000] [--queries N] [--json]
+//! hippo-bench writes [--sizes 1000,10000,100000] [--calls N] [--fill] [--json]
 //! hippo-bench precision [--set FILE] [--show] [--json]
 //! hippo-bench year [--days N] [--latency] [--show] [--json]
 //! hippo-bench dream --data FILE [--limit N] [--dry-run] [--show]
@@ -21,6 +22,7 @@ mod latency;
 mod locomo;
 mod precision;
 mod structured;
+mod writes;
 mod year;
 mod year_data;
 
@@ -41,8 +43,9 @@ fn main() {
         "precision" => precision::run(&args),
         "structured" => structured::run(&args),
         "year" => year::run(&args),
+        "writes" => writes::run(&args),
         _ => Err(format!(
-            "usage: hippo-bench <locomo|latency|precision|year|dream|structured> [options] \
+            "usage: hippo-bench <locomo|latency|writes|precision|year|dream|structured> [options] \
              (unknown command {command:?})"
         )),
     };
