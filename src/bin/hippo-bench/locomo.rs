@@ -4,14 +4,18 @@
 //! date. Questions: those whose evidence ids are all well formed (`D<session>:<turn>`). Metric:
 //! recall@k = share of a question's evidence turns in the top k, averaged over questions.
 //!
-//! Hippo runs exactly as the engine would: candidates = lexical top-N ∪ embedder top-N, then the
+//! Hippo runs exactly as the engine would: candidates = lexical top-N ∪ the vector index's top-N
+//! (`MemoryVectorIndex`, the engine's quantised index, over the built-in embedder), then the
 //! core's `rank` with the lexical index's corpus statistics; every item has the same strength
 //! (no reinforcement). A turn's neighbours in its session are its context field.
 
 use crate::args::Args;
 use crate::baseline::Bm25;
+use crate::dream::block_on;
 use chrono::NaiveDateTime;
+use hippo::memory::Collection;
 use hippo::memory::MemoryType;
+use hippo::ports::{VectorFilter, VectorIndex, VectorItem};
 use hippo::retrieval::embed::{cosine, BuiltinEmbedder};
 use hippo::retrieval::lexical::LexicalIndex;
 use hippo::retrieval::query::{Names, Speaker};
@@ -20,6 +24,7 @@ use hippo::retrieval::rank::{
     rank_with, Candidate, CandidateKind, RankRequest, Weights, LEXICAL_CANDIDATES, TIME_CANDIDATES,
     TIME_TURNS_MAX_DAYS, VECTOR_CANDIDATES, WEIGHTS,
 };
+use hippo::store::MemoryVectorIndex;
 use hippo::time::phrase::parse_time_range;
 use hippo::time::Timestamp;
 use serde_json::{json, Value};
@@ -354,6 +359,9 @@ fn turn_text(turn: &Value) -> String {
     }
 }
 
+/// The NPC id the conversation's vectors are kept under.
+const NPC: &str = "locomo";
+
 fn evaluate(
     conv: &Conversation,
     weights: &Weights,
@@ -372,6 +380,19 @@ fn evaluate(
         by_id.insert(&item.id, i);
     }
     hippo.pair_cosines.extend(unrelated_pair_cosines(&vectors));
+    let vector_index = MemoryVectorIndex::new();
+    let items = conv
+        .items
+        .iter()
+        .zip(&vectors)
+        .map(|(item, v)| VectorItem {
+            id: item.id.clone(),
+            collection: Collection::Content,
+            memory_type: MemoryType::History,
+            values: v.clone(),
+        })
+        .collect();
+    block_on(vector_index.upsert(NPC, items)).expect("in-memory index");
     let baseline = Bm25::new(
         &conv
             .items
@@ -390,15 +411,18 @@ fn evaluate(
         let now = q.date.unwrap_or(now);
         let terms = query_terms(&q.text, &conv.names);
         let query_vector = embedder.embed_text(&q.text);
-        let mut nearest: Vec<(usize, f32)> = vectors
+        // The engine's vector index (quantised scan, rescored), as retrieval queries it.
+        let nearest = block_on(vector_index.query(
+            NPC,
+            &query_vector,
+            VECTOR_CANDIDATES,
+            &VectorFilter::default(),
+        ))
+        .expect("in-memory index");
+        let mut chosen: Vec<(usize, Option<f32>)> = nearest
             .iter()
-            .enumerate()
-            .map(|(i, v)| (i, cosine(&query_vector, v)))
+            .map(|(id, s)| (by_id[id.as_str()], Some(*s)))
             .collect();
-        nearest.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        nearest.truncate(VECTOR_CANDIDATES);
-        let mut chosen: Vec<(usize, Option<f32>)> =
-            nearest.iter().map(|&(i, s)| (i, Some(s))).collect();
         for (id, _) in index.search(&terms, LEXICAL_CANDIDATES) {
             let i = by_id[id.as_str()];
             if !chosen.iter().any(|c| c.0 == i) {
