@@ -49,8 +49,9 @@ pub fn quantize(values: &[f32]) -> Quantized {
 }
 
 /// Integer dot product of two code vectors. Sixteen independent lanes let the compiler use
-/// SIMD multiply-adds (SSE2 natively, simd128 in the Worker's wasm); |sum| ≤ 127² × dim fits an i32 for
-/// any dimension an embedder has.
+/// SIMD multiply-adds (SSE2 natively, simd128 in the Worker's wasm; a plain sum scanned
+/// 100k vectors in ~8 ms natively instead of ~4.5); |sum| ≤ 127² × dim fits an i32 for any
+/// dimension an embedder has.
 pub fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
     let mut acc = [0i32; 16];
     let (a_chunks, b_chunks) = (a.chunks_exact(16), b.chunks_exact(16));
@@ -68,22 +69,14 @@ pub fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
     acc.iter().sum::<i32>() + tail
 }
 
-/// Dot product of f32 values with int8 codes (the codes' scale not applied).
+/// Dot product of f32 values with int8 codes (the codes' scale not applied); only the
+/// shortlist is rescored with it.
 fn dot_f32_i8(values: &[f32], codes: &[i8]) -> f32 {
-    let mut acc = [0f32; 8];
-    let (v_chunks, c_chunks) = (values.chunks_exact(8), codes.chunks_exact(8));
-    let tail: f32 = v_chunks
-        .remainder()
+    values
         .iter()
-        .zip(c_chunks.remainder())
+        .zip(codes)
         .map(|(v, c)| v * f32::from(*c))
-        .sum();
-    for (v, c) in v_chunks.zip(c_chunks) {
-        for i in 0..8 {
-            acc[i] += v[i] * f32::from(c[i]);
-        }
-    }
-    acc.iter().sum::<f32>() + tail
+        .sum()
 }
 
 /// One NPC's vectors, laid out for a fast scan: codes in one flat array (`dim` per slot),
