@@ -127,7 +127,7 @@ test-browser: pkg worker
 BENCH_SIZES ?= 1000,10000,100000
 bench-npm: pkg
 	cargo run --release -p hippo-wasm --features bench --example retrieval_latency -- --sizes $(BENCH_SIZES)
-	node tests/npm/bench/retrieval-latency.mjs
+	node --expose-gc tests/npm/bench/retrieval-latency.mjs
 
 # Bytes written and time per call at 10k memories, {file} in Node and {indexedDB} in chromium
 # (docs/BENCHMARKS.md "npm persistence"); PERSISTENCE_PKG=<dir> measures another build.

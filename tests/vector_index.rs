@@ -19,6 +19,10 @@ fn run<F: std::future::Future>(f: F) -> F::Output {
     futures::executor::block_on(f)
 }
 
+fn ids(hits: &[(String, f32)]) -> Vec<&str> {
+    hits.iter().map(|h| h.0.as_str()).collect()
+}
+
 #[test]
 fn memory_index_passes_the_vector_suite() {
     let index = MemoryVectorIndex::new();
@@ -83,4 +87,89 @@ fn snapshot_round_trip_is_exact() {
         run(index.query("n", &q, 10, &all)).unwrap()
     );
     assert!(MemoryVectorIndex::restore(&bytes[..bytes.len() - 3]).is_err());
+}
+
+#[test]
+fn a_version_1_snapshot_of_f32_values_still_restores() {
+    let mut bytes = b"HIPPOVX\0".to_vec();
+    bytes.extend_from_slice(&1u32.to_le_bytes());
+    for (id, values) in [("a", [1.0f32, 0.0, 0.0]), ("b", [0.0, 0.5, 0.5])] {
+        for s in ["n", id] {
+            bytes.extend_from_slice(&(s.len() as u32).to_le_bytes());
+            bytes.extend_from_slice(s.as_bytes());
+        }
+        bytes.push(0); // memory
+        bytes.extend_from_slice(&5u32.to_le_bytes());
+        bytes.extend_from_slice(b"other");
+        bytes.extend_from_slice(&3u32.to_le_bytes());
+        for v in values {
+            bytes.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    let index = MemoryVectorIndex::restore(&bytes).unwrap();
+    let hits = run(index.query("n", &[0.0, 1.0, 1.0], 2, &VectorFilter::default())).unwrap();
+    assert_eq!(ids(&hits), ["b", "a"]);
+    assert!((hits[0].1 - 1.0).abs() < 1e-3);
+}
+
+/// Quantised scan plus rescoring against the exact cosine over real embeddings: the top 10
+/// mostly agree, and the scores returned are within the codes' rounding of the exact ones.
+#[test]
+fn quantised_neighbours_agree_with_exact_cosine() {
+    use hippo::retrieval::embed::{cosine, BuiltinEmbedder};
+    let embedder = BuiltinEmbedder::new();
+    let topics = [
+        "tea", "hiking", "咖啡", "北京", "dentist", "piano", "猫", "ramen",
+    ];
+    let texts: Vec<String> = (0..3000)
+        .map(|i| {
+            format!(
+                "{} {} note {} {}",
+                topics[i % 8],
+                topics[(i / 8) % 8],
+                i % 97,
+                ["on monday", "with Sara", "周末", "last year"][i % 4]
+            )
+        })
+        .collect();
+    let vectors: Vec<Vec<f32>> = texts.iter().map(|t| embedder.embed_text(t)).collect();
+    let index = MemoryVectorIndex::new();
+    run(index.upsert(
+        "n",
+        vectors
+            .iter()
+            .enumerate()
+            .map(|(i, v)| VectorItem {
+                id: format!("m{i:04}"),
+                collection: Collection::Memory,
+                memory_type: MemoryType::Other,
+                values: v.clone(),
+            })
+            .collect(),
+    ))
+    .unwrap();
+    let (mut agreed, mut asked) = (0, 0);
+    for q in [
+        "tea with Sara",
+        "北京 周末 hiking",
+        "piano note 12",
+        "猫 ramen last year",
+    ] {
+        let qv = embedder.embed_text(q);
+        let mut exact: Vec<(usize, f32)> =
+            vectors.iter().map(|v| cosine(&qv, v)).enumerate().collect();
+        exact.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let hits = run(index.query("n", &qv, 10, &VectorFilter::default())).unwrap();
+        for (id, score) in &hits {
+            let i: usize = id[1..].parse().unwrap();
+            assert!((score - cosine(&qv, &vectors[i])).abs() < 0.02, "{id}");
+        }
+        let top: Vec<String> = exact[..10]
+            .iter()
+            .map(|(i, _)| format!("m{i:04}"))
+            .collect();
+        agreed += hits.iter().filter(|(id, _)| top.contains(id)).count();
+        asked += 10;
+    }
+    assert!(agreed * 10 >= asked * 9, "{agreed} of {asked} agree");
 }

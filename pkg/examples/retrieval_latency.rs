@@ -8,8 +8,7 @@
 //! cargo run --release -p hippo-wasm --features bench --example retrieval_latency -- \
 //!     [--sizes 1000,10000] [--queries 500]
 //! ```
-//! As in `hippo-bench latency`, each query runs three times and the fastest counts (the
-//! machines are shared; slower runs measure other processes).
+//! As in `hippo-bench latency`, each query is one call, timed whole (min / p50 / p95 / p99).
 
 // The generator lives in the benchmark binary; sharing its file keeps one corpus definition.
 #[path = "../../src/bin/hippo-bench/corpus.rs"]
@@ -17,12 +16,9 @@
 #[rustfmt::skip] // formatted with its own crate
 mod corpus;
 
-use corpus::Rng;
 use futures::executor::block_on;
-use hippo::api::{NpcExport, RetrievalRequest, EXPORT_FORMAT, EXPORT_VERSION};
+use hippo::api::{NpcExport, RetrievalRequest};
 use hippo::engine::Ports;
-use hippo::memory::{Memory, MemoryType};
-use hippo::npc::Npc;
 use hippo::ports::FixedClock;
 use hippo::retrieval::embed::BuiltinEmbedder;
 use hippo::store::{MemoryStore, MemoryVectorIndex};
@@ -33,10 +29,7 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::Instant;
 
-const NOW: &str = "2026-04-08T12:00:00Z";
-const NPCID: &str = "bench";
-/// Runs of each query; the fastest counts.
-const TRIES: usize = 3;
+use corpus::{NOW, NPCID};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -58,7 +51,7 @@ fn main() {
 
     let mut native = serde_json::Map::new();
     for &size in &sizes {
-        let (document, query_texts) = corpus_for(size, queries);
+        let (document, query_texts) = corpus::document(size, queries);
         let file = out.join(format!("corpus-{size}.json"));
         let body =
             json!({ "now": NOW, "npcid": NPCID, "document": &document, "queries": &query_texts });
@@ -72,41 +65,6 @@ fn main() {
     let summary = json!({ "native": native });
     std::fs::write(out.join("native.json"), summary.to_string()).expect("write native.json");
     println!("{summary}");
-}
-
-/// The memories and queries `hippo-bench latency` draws for `size`, in the same order.
-fn corpus_for(size: usize, queries: usize) -> (NpcExport, Vec<String>) {
-    let now = Timestamp::parse(NOW).expect("valid");
-    let mut rng = Rng::new(0x5eed + size as u64);
-    let memories = (0..size)
-        .map(|i| {
-            let (summary, keywords) = corpus::memory(&mut rng);
-            let updated_at = now.plus_days(-(rng.below(400) as i64));
-            Memory {
-                keywords,
-                source: "long_term_memory".into(),
-                ..Memory::new(
-                    format!("m{i:06}"),
-                    MemoryType::ALL[i % MemoryType::ALL.len()],
-                    summary,
-                    updated_at,
-                )
-            }
-        })
-        .collect();
-    let query_texts = (0..queries).map(|_| corpus::query(&mut rng)).collect();
-    let document = NpcExport {
-        format: EXPORT_FORMAT.into(),
-        version: EXPORT_VERSION,
-        npc: Npc::new(NPCID, now),
-        pkg: Default::default(),
-        pkg_source_turns: Default::default(),
-        relationship: Default::default(),
-        diary: Default::default(),
-        turns: Vec::new(),
-        memories,
-    };
-    (document, query_texts)
 }
 
 /// Imports the document, then times `retrieve` for each query (as the package does).
@@ -129,16 +87,10 @@ fn measure(document: NpcExport, queries: &[String]) -> (Value, Vec<Vec<String>>)
             query: query.clone(),
             ..Default::default()
         };
-        let mut fastest = f64::MAX;
-        let mut first = None;
-        for _ in 0..TRIES {
-            let start = Instant::now();
-            let found = block_on(hippo.retrieve(NPCID, request.clone())).expect("retrieve");
-            fastest = fastest.min(start.elapsed().as_secs_f64() * 1000.0);
-            first.get_or_insert(found);
-        }
-        times.push(fastest);
-        let found = first.expect("at least one try");
+        // One call per query, timed whole: no best-of-N (the wasm half does the same).
+        let start = Instant::now();
+        let found = block_on(hippo.retrieve(NPCID, request)).expect("retrieve");
+        times.push(start.elapsed().as_secs_f64() * 1000.0);
         answers.push(found.memories.into_iter().map(|m| m.id).collect::<Vec<_>>());
     }
     let returned: usize = answers.iter().map(Vec::len).sum();
@@ -146,8 +98,10 @@ fn measure(document: NpcExport, queries: &[String]) -> (Value, Vec<Vec<String>>)
     let at = |p: f64| times[((times.len() as f64 - 1.0) * p).round() as usize];
     let round = |v: f64| (v * 1000.0).round() / 1000.0;
     let row = json!({
+        "min_ms": round(at(0.0)),
         "p50_ms": round(at(0.50)),
         "p95_ms": round(at(0.95)),
+        "p99_ms": round(at(0.99)),
         "import_ms": round(import_ms),
         "mean_results": round(returned as f64 / queries.len().max(1) as f64),
     });

@@ -233,7 +233,9 @@ test('{file} storage: a call appends its changes; a read appends its reinforceme
   const hippo = await Hippo.open({ storage: { file }, clock: fixedClock() });
   await withMemories(hippo, 300);
   const snapshot = statSync(file);
-  assert.ok(snapshot.size > 200_000, `${snapshot.size} bytes`);
+  // Far more than a call may append below, so a rewrite of the store would show (the vectors
+  // are int8 codes since issue 15: 300 memories are ~200 KB, not ~400).
+  assert.ok(snapshot.size > 100_000, `${snapshot.size} bytes`);
 
   await hippo.addConversation('n', { session_id: 's', turns: [{ role: 'user', content: 'I had jasmine tea today' }] });
   const afterTurn = statSync(file);

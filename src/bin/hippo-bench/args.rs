@@ -36,6 +36,22 @@ impl Args {
         self.flags.iter().any(|f| f == name)
     }
 
+    /// A comma-separated list of numbers (`--sizes 1000,10000`), or `default` if absent.
+    pub fn numbers(&self, name: &str, default: &str) -> Result<Vec<usize>, String> {
+        self.value(name)
+            .unwrap_or(default)
+            .split(',')
+            .map(|s| s.trim().parse().map_err(|_| format!("bad --{name} {s:?}")))
+            .collect()
+    }
+
+    /// A number, or `default` if absent.
+    pub fn number(&self, name: &str, default: usize) -> Result<usize, String> {
+        self.value(name).map_or(Ok(default), |v| {
+            v.parse().map_err(|_| format!("bad --{name} {v:?}"))
+        })
+    }
+
     /// An inclusive range "A-B" (or a single "A").
     pub fn range(&self, name: &str) -> Result<Option<(usize, usize)>, String> {
         let Some(text) = self.value(name) else {

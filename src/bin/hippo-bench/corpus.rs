@@ -214,3 +214,119 @@ pub fn query(rng: &mut Rng) -> String {
         _ => format!("我的爱好{}是多久开始的 hobby", rng.pick(ZH_HOBBIES)),
     }
 }
+
+/// A memory as `add_memories` takes it: the text and keywords, everything else defaulted.
+pub fn input(
+    summary: String,
+    keywords: Vec<String>,
+    memory_type: hippo::memory::MemoryType,
+) -> hippo::memory::MemoryInput {
+    hippo::memory::MemoryInput {
+        summary,
+        memory_type: memory_type.as_str().to_string(),
+        keywords,
+        confidence: None,
+        importance: None,
+        source: None,
+        event_time: None,
+        expires_at: None,
+        sensitive: false,
+        sensitive_category: None,
+        pinned: false,
+    }
+}
+
+/// Instant every latency benchmark measures at (a fixed clock: strengths and time words
+/// resolve the same in every run).
+pub const NOW: &str = "2026-04-08T12:00:00Z";
+/// The NPC the latency benchmarks import.
+pub const NPCID: &str = "bench";
+
+/// The NPC of the latency benchmarks at `size` memories, as an export document, and
+/// `queries` questions. `hippo-bench latency` and `make bench-npm` draw the same document
+/// (same seed, same order). Besides the memories it holds what a lived-in NPC has and every
+/// retrieval ranks too: PKG fields, relationship entities and two weeks of diary.
+pub fn document(size: usize, queries: usize) -> (hippo::api::NpcExport, Vec<String>) {
+    use hippo::api::{EXPORT_FORMAT, EXPORT_VERSION};
+    use hippo::diary::{Diary, DiaryEntry};
+    use hippo::memory::{Memory, MemoryType};
+    use hippo::pkg::PkgValue;
+    use hippo::relationship::Entity;
+    use hippo::time::Timestamp;
+
+    let now = Timestamp::parse(NOW).expect("valid");
+    let mut rng = Rng::new(0x5eed + size as u64);
+    let memories = (0..size)
+        .map(|i| {
+            let (summary, keywords) = memory(&mut rng);
+            let updated_at = now.plus_days(-(rng.below(400) as i64));
+            Memory {
+                keywords,
+                source: "long_term_memory".into(),
+                ..Memory::new(
+                    format!("m{i:06}"),
+                    MemoryType::ALL[i % MemoryType::ALL.len()],
+                    summary,
+                    updated_at,
+                )
+            }
+        })
+        .collect();
+    let query_texts = (0..queries).map(|_| query(&mut rng)).collect();
+    let mut pkg = hippo::pkg::Pkg::new();
+    pkg.insert("Name".into(), PkgValue::Text("李华".into()));
+    pkg.insert("Nickname".into(), PkgValue::Text("Lee".into()));
+    pkg.insert(
+        "Hobbies".into(),
+        PkgValue::List(ZH_HOBBIES.iter().take(4).map(|s| s.to_string()).collect()),
+    );
+    pkg.insert(
+        "Favorite Food".into(),
+        PkgValue::Text(format!("{}, {}", ZH_FOODS[0], EN_FOODS[2])),
+    );
+    pkg.insert(
+        "Occupation".into(),
+        PkgValue::Text("software engineer".into()),
+    );
+    let relationship = ZH_NAMES
+        .iter()
+        .chain(EN_NAMES)
+        .enumerate()
+        .map(|(i, name)| {
+            let entity = Entity {
+                name: name.to_string(),
+                alias: Vec::new(),
+                title: vec![["friend", "colleague", "cousin"][i % 3].to_string()],
+                remark: format!("met in {}", EN_PLACES[i % EN_PLACES.len()]),
+                source_turns: Vec::new(),
+            };
+            (format!("entity_{:03}", i + 1), entity)
+        })
+        .collect();
+    let dailies = (1..=14)
+        .map(|d| DiaryEntry {
+            date: now.plus_days(-d).date_string(),
+            summary: format!(
+                "聊了{}和{}，the user talked about {}",
+                ZH_FOODS[d as usize % ZH_FOODS.len()],
+                ZH_PLACES[d as usize % ZH_PLACES.len()],
+                EN_HOBBIES[d as usize % EN_HOBBIES.len()]
+            ),
+        })
+        .collect();
+    let document = hippo::api::NpcExport {
+        format: EXPORT_FORMAT.into(),
+        version: EXPORT_VERSION,
+        npc: hippo::npc::Npc::new(NPCID, now),
+        pkg,
+        pkg_source_turns: Default::default(),
+        relationship,
+        diary: Diary {
+            prior: String::new(),
+            dailies,
+        },
+        turns: Vec::new(),
+        memories,
+    };
+    (document, query_texts)
+}

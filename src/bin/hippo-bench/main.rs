@@ -4,6 +4,7 @@
 //! hippo-bench locomo --data FILE [--convs A-B] [--mode e2e|ranking] [--dreams nightly|session]
 //!                    [--sample-every N] [--no-ranking] [--dump FILE] [--json]
 //! hippo-bench latency [--sizes 1000,10000,100000] [--queries N] [--json]
+//! hippo-bench writes [--sizes 1000,10000,100000] [--calls N] [--fill] [--json]
 //! hippo-bench precision [--set FILE] [--show] [--json]
 //! hippo-bench year [--days N] [--latency] [--show] [--json]
 //! hippo-bench dream --data FILE [--limit N] [--dry-run] [--show]
@@ -26,6 +27,7 @@ mod model;
 mod pairs;
 mod precision;
 mod structured;
+mod writes;
 mod year;
 mod year_data;
 
@@ -47,8 +49,9 @@ fn main() {
         "structured" => structured::run(&args),
         "year" => year::run(&args),
         "pairs" => pairs::run(&args),
+        "writes" => writes::run(&args),
         _ => Err(format!(
-            "usage: hippo-bench <locomo|latency|precision|year|dream|structured|pairs> [options] \
+            "usage: hippo-bench <locomo|latency|writes|precision|year|dream|structured|pairs> [options] \
              (unknown command {command:?})"
         )),
     };

@@ -29,7 +29,7 @@ use crate::year_data::{Fact, Filler, EN_FACTS, EN_FILLER, ZH_FACTS, ZH_FILLER};
 use hippo::api::{
     AddMemoriesRequest, ConversationAppend, NpcUpsert, RetrievalRequest, SearchRequest, TurnInput,
 };
-use hippo::memory::{Collection, MemoryInput, MemoryType};
+use hippo::memory::{Collection, MemoryType};
 use hippo::ports::{FixedClock, MemoryFilter, Store};
 use hippo::store::MemoryStore;
 use hippo::time::Timestamp;
@@ -413,21 +413,11 @@ fn typed_npc(count: usize, seed: u64) -> Result<(Hippo, Rc<FixedClock>, usize), 
     let mut rng = Rng::new(seed);
     let typed_input = |rng: &mut Rng, i: usize| {
         let (summary, keywords) = corpus::memory(rng);
-        MemoryInput {
+        corpus::input(
             summary,
-            memory_type: MemoryType::ALL[i % MemoryType::ALL.len()]
-                .as_str()
-                .to_string(),
             keywords,
-            confidence: None,
-            importance: None,
-            source: None,
-            event_time: None,
-            expires_at: None,
-            sensitive: false,
-            sensitive_category: None,
-            pinned: false,
-        }
+            MemoryType::ALL[i % MemoryType::ALL.len()],
+        )
     };
     let memories = (0..100).map(|i| typed_input(&mut rng, i)).collect();
     block_on(hippo.add_memories(npcid, AddMemoriesRequest { memories }))

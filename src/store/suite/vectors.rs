@@ -70,10 +70,12 @@ pub(super) async fn nearest_first_by_cosine_within_filters(
     let q = [2.0, 0.0, 0.0, 0.0];
     let all = port!(v.query(&a, &q, 10, &ALL));
     check!(ids(&all) == ["m1", "m2", "c1"], "order {all:?}");
+    // Within int8 rounding: the in-memory index keeps int8 codes (src/store/vectors.rs), so
+    // its scores may differ from the exact cosine by the codes' rounding.
     check!(
-        (all[0].1 - 1.0).abs() < 1e-4
-            && (all[1].1 - 0.8).abs() < 1e-4
-            && (all[2].1 - 0.6).abs() < 1e-4,
+        (all[0].1 - 1.0).abs() < 1e-2
+            && (all[1].1 - 0.8).abs() < 1e-2
+            && (all[2].1 - 0.6).abs() < 1e-2,
         "cosines {all:?}"
     );
     let top = port!(v.query(&a, &q, 2, &ALL));

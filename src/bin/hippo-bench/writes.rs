@@ -1,0 +1,126 @@
+//! `hippo-bench writes`: what adding memories costs as the store grows. Each new memory goes
+//! through conflict resolution (SPEC §2.3) against the NPC's memories, so this is where a
+//! write that scans the store would show.
+//!
+//! For each size N (the corpus of `hippo-bench latency`): the NPC is imported with its first
+//! N − 100 × calls memories, then the rest arrive through `add_memories`, 100 per call, each
+//! call timed (per-call cost at N). With `--fill`, a fresh NPC also receives all N memories
+//! 100 per call from empty (the total), beside one `import_npc` of the same N (the floor).
+//!
+//! Last line with `--json`: `{"writes": {"N": {"call_p50_ms", "call_max_ms", "import_ms",
+//! "fill_ms"?}}}`.
+
+use crate::args::Args;
+use crate::corpus;
+use crate::dream::block_on;
+use hippo::api::{AddMemoriesRequest, NpcExport};
+use hippo::engine::Ports;
+use hippo::memory::Memory;
+use hippo::ports::FixedClock;
+use hippo::retrieval::embed::BuiltinEmbedder;
+use hippo::store::{MemoryStore, MemoryVectorIndex};
+use hippo::time::Timestamp;
+use hippo::Hippo;
+use serde_json::json;
+use std::rc::Rc;
+use std::time::Instant;
+
+const PER_CALL: usize = 100;
+
+fn engine() -> Hippo {
+    Hippo::new(Ports {
+        store: Rc::new(MemoryStore::new()),
+        vectors: Rc::new(MemoryVectorIndex::new()),
+        embedder: Rc::new(BuiltinEmbedder::new()),
+        llm: None,
+        clock: Rc::new(FixedClock::at(
+            Timestamp::parse(corpus::NOW).expect("valid"),
+        )),
+    })
+}
+
+fn add_all(hippo: &Hippo, memories: &[Memory], times: &mut Vec<f64>) -> Result<(), String> {
+    for chunk in memories.chunks(PER_CALL) {
+        let request = AddMemoriesRequest {
+            memories: chunk
+                .iter()
+                .map(|m| corpus::input(m.summary.clone(), m.keywords.clone(), m.memory_type))
+                .collect(),
+        };
+        let start = Instant::now();
+        block_on(hippo.add_memories(corpus::NPCID, request)).map_err(|e| e.to_string())?;
+        times.push(start.elapsed().as_secs_f64() * 1000.0);
+    }
+    Ok(())
+}
+
+fn import(hippo: &Hippo, document: &NpcExport) -> Result<f64, String> {
+    let start = Instant::now();
+    block_on(hippo.import_npc(corpus::NPCID, document.clone())).map_err(|e| e.to_string())?;
+    Ok(start.elapsed().as_secs_f64() * 1000.0)
+}
+
+pub fn run(args: &Args) -> Result<(), String> {
+    let sizes = args.numbers("sizes", "1000,10000,100000")?;
+    let calls = args.number("calls", 5)?;
+    let round = |v: f64| (v * 10.0).round() / 10.0;
+    let mut rows = serde_json::Map::new();
+    println!(
+        "{:>7} | {:>27} | {:>10} | {:>10} {:>7}",
+        "size", "ms per call of 100: min/p50/max", "import ms", "fill ms", "ratio"
+    );
+    for &size in &sizes {
+        let (document, _) = corpus::document(size, 0);
+        let held = (PER_CALL * calls).min(size);
+        let mut head = document.clone();
+        let tail = head.memories.split_off(size - held);
+        let hippo = engine();
+        import(&hippo, &head)?;
+        let mut times = Vec::new();
+        add_all(&hippo, &tail, &mut times)?;
+        drop(hippo);
+        times.sort_by(f64::total_cmp);
+        let import_ms = import(&engine(), &document)?;
+        let mut row = json!({
+            "call_min_ms": round(times[0]),
+            "call_p50_ms": round(times[times.len() / 2]),
+            "call_max_ms": round(times[times.len() - 1]),
+            "import_ms": round(import_ms),
+        });
+        let mut fill = String::from("-");
+        let mut ratio = String::from("-");
+        if args.flag("fill") {
+            let hippo = engine();
+            block_on(hippo.import_npc(
+                corpus::NPCID,
+                NpcExport {
+                    memories: Vec::new(),
+                    ..document.clone()
+                },
+            ))
+            .map_err(|e| e.to_string())?;
+            let start = Instant::now();
+            add_all(&hippo, &document.memories, &mut Vec::new())?;
+            let fill_ms = start.elapsed().as_secs_f64() * 1000.0;
+            row["fill_ms"] = json!(round(fill_ms));
+            fill = format!("{:.0}", fill_ms);
+            ratio = format!("{:.2}", fill_ms / import_ms);
+        }
+        println!(
+            "{:>7} | {:>27} | {:>10.0} | {:>10} {:>7}",
+            size,
+            format!(
+                "{} / {} / {}",
+                row["call_min_ms"], row["call_p50_ms"], row["call_max_ms"]
+            ),
+            import_ms,
+            fill,
+            ratio
+        );
+        rows.insert(size.to_string(), row);
+    }
+    if args.flag("json") {
+        println!("{}", json!({ "writes": rows }));
+    }
+    Ok(())
+}
