@@ -312,8 +312,8 @@ pub(super) fn classify_liked(item: &str, sentence: &str, sink: &mut Sink) {
 }
 
 /// What the user is into these days, said as doing it ("我最近在追《繁花》", "我在玩塞尔达"):
-/// a `preference` memory; a show or game named as a title is also `Entertainment and Leisure`.
-/// Reading or listening counts only for a title in 《》 ("在看" alone may be a doctor).
+/// a `preference` memory and an `Entertainment and Leisure` item. Watching, reading or
+/// listening counts only for a title in 《》 ("在看" alone may be a doctor).
 pub(super) fn into_now(s: &str, sink: &mut Sink) -> bool {
     const DOING: &[(&str, bool)] = &[
         ("在追", true),
@@ -342,9 +342,7 @@ pub(super) fn into_now(s: &str, sink: &mut Sink) -> bool {
         if title.chars().count() < 2 || !(titled || *show_or_game) {
             continue;
         }
-        if *show_or_game || titled {
-            sink.pkg("Entertainment and Leisure", &title);
-        }
+        sink.pkg("Entertainment and Leisure", &title);
         let said = text::third_person(&format!("我{adverbs}{t}{object}"), Lang::Zh);
         sink.memory(
             Signal::Preference,
