@@ -78,6 +78,41 @@ const ZH_CUES: &[Cue] = &[
     cue("感谢", GRATITUDE, 0.5),
     cue("感激", GRATITUDE, 0.6),
     cue("恶心", DISGUST, 0.6),
+    // Everyday ways of saying how the day felt ("心情特别差", "好委屈", "快撑不住了").
+    cue("心情很好", JOY, 0.6),
+    cue("心情超好", JOY, 0.7),
+    cue("心情特别好", JOY, 0.7),
+    cue("心情不错", JOY, 0.5),
+    cue("感动", JOY, 0.6),
+    cue("期待", JOY, 0.5),
+    cue("心情差", SADNESS, 0.6),
+    cue("心情不好", SADNESS, 0.6),
+    cue("心情很差", SADNESS, 0.6),
+    cue("心情特别差", SADNESS, 0.7),
+    cue("心情超差", SADNESS, 0.7),
+    cue("心情好差", SADNESS, 0.7),
+    cue("委屈", SADNESS, 0.7),
+    cue("难受", SADNESS, 0.6),
+    cue("痛苦", SADNESS, 0.8),
+    cue("失望", SADNESS, 0.6),
+    cue("后悔", SADNESS, 0.6),
+    cue("心累", SADNESS, 0.6),
+    cue("撑不住", SADNESS, 0.7),
+    cue("舍不得", SADNESS, 0.5),
+    cue("累死", SADNESS, 0.6),
+    cue("好累", SADNESS, 0.5),
+    cue("太累", SADNESS, 0.5),
+    cue("无语", ANGER, 0.4),
+    cue("烦人", ANGER, 0.5),
+    cue("好烦", ANGER, 0.6),
+    cue("慌死", FEAR, 0.7),
+    cue("好慌", FEAR, 0.6),
+    cue("😭", SADNESS, 0.7),
+    cue("😢", SADNESS, 0.6),
+    cue("💔", SADNESS, 0.8),
+    cue("😡", ANGER, 0.7),
+    cue("😤", ANGER, 0.5),
+    cue("🎉", JOY, 0.5),
 ];
 
 const EN_CUES: &[Cue] = &[
@@ -122,6 +157,9 @@ const EN_CUES: &[Cue] = &[
     cue("disgusted", DISGUST, 0.7),
     cue("disgusting", DISGUST, 0.6),
     cue("gross", DISGUST, 0.5),
+    cue("exhausted", SADNESS, 0.6),
+    cue("disappointed", SADNESS, 0.6),
+    cue("hurt", SADNESS, 0.5),
 ];
 
 const ZH_INTENSIFIERS: [&str; 12] = [
@@ -277,6 +315,18 @@ mod tests {
         );
         assert_eq!(label("明天下午三点看牙医"), None);
         assert_eq!(label("The meeting is at noon"), None);
+    }
+
+    #[test]
+    fn everyday_feelings_of_a_day() {
+        assert_eq!(label("我今天心情特别差").as_deref(), Some("sadness"));
+        assert_eq!(label("今天心情很好").as_deref(), Some("joy"));
+        assert_eq!(label("被老板骂了，好委屈").as_deref(), Some("sadness"));
+        assert_eq!(label("每天加班，感觉快撑不住了").as_deref(), Some("sadness"));
+        assert_eq!(label("分手了💔").as_deref(), Some("sadness"));
+        assert_eq!(label("I'm exhausted after the move").as_deref(), Some("sadness"));
+        // A mood word without its feeling is no feeling.
+        assert_eq!(label("心情这种东西"), None);
     }
 
     #[test]

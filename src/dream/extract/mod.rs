@@ -434,7 +434,12 @@ fn emotional_memory(turn: &Turn, day: NaiveDate) -> Option<ExtractedMemory> {
 /// Whether a sentence speaks of the user in the first person.
 fn about_self(sentence: &str) -> bool {
     match text::lang_of(sentence) {
-        Lang::Zh => sentence.replace("我们", "").contains('我'),
+        // Chinese drops the subject of a feeling ("工作好累，快撑不住了"): a sentence that
+        // names nobody else is the user's own.
+        Lang::Zh => {
+            let own = sentence.replace("我们", "");
+            own.contains('我') || !names_someone_else(sentence)
+        }
         Lang::En => {
             let lower = sentence.to_ascii_lowercase().replace('’', "'");
             ["i", "i'm", "i've", "i'd", "i'll", "me", "my", "myself"]
@@ -442,6 +447,17 @@ fn about_self(sentence: &str) -> bool {
                 .any(|w| text::find_word(&lower, w).is_some())
         }
     }
+}
+
+/// Whether a Chinese text names a person other than the speaker: a pronoun ("他说", "我们")
+/// or "大家"/"别人"; "吉他" and "其他" hold a 他 that is nobody.
+pub(crate) fn names_someone_else(text: &str) -> bool {
+    let text = ["吉他", "其他", "其它"]
+        .iter()
+        .fold(text.to_string(), |t, w| t.replace(w, ""));
+    ["你", "他", "她", "它", "们", "大家", "别人", "谁"]
+        .iter()
+        .any(|p| text.contains(p))
 }
 
 /// A few keywords of a summary: its longest words (Latin) or the summary itself (short CJK).

@@ -309,6 +309,17 @@ mod tests {
     }
 
     #[test]
+    fn chinese_holidays_on_a_fixed_day() {
+        assert_eq!(label("五一打算去厦门玩").as_deref(), Some("2026-05-01"));
+        assert_eq!(label("圣诞节一起吃饭").as_deref(), Some("2026-12-25"));
+        // Passed this year: the next one.
+        assert_eq!(label("元旦回老家").as_deref(), Some("2027-01-01"));
+        assert_eq!(label("国庆节去北京").as_deref(), Some("2026-10-01"));
+        // A given name is no holiday.
+        assert_eq!(label("我同事王国庆人很好"), None);
+    }
+
+    #[test]
     fn english_dates_and_times() {
         assert_eq!(label("dentist on May 8").as_deref(), Some("2026-05-08"));
         assert_eq!(

@@ -40,6 +40,19 @@ pub(super) const ZH_DAYS: [(&str, i64); 12] = [
     ("前天", -2),
 ];
 
+/// Holidays that fall on the same day every year (lunar ones do not, and are not read).
+const ZH_HOLIDAYS: &[(&[&str], u32, u32)] = &[
+    (&["元旦"], 1, 1),
+    (&["情人节"], 2, 14),
+    (&["五一", "劳动节"], 5, 1),
+    (&["六一", "儿童节"], 6, 1),
+    // Not a bare "国庆": it is also a given name (王国庆).
+    (&["国庆节", "国庆假期", "国庆长假"], 10, 1),
+    (&["双十一", "光棍节"], 11, 11),
+    (&["平安夜"], 12, 24),
+    (&["圣诞节", "圣诞"], 12, 25),
+];
+
 pub(super) fn zh_date(text: &str, today: NaiveDate) -> Option<(NaiveDate, (usize, usize))> {
     for (i, _) in text.char_indices() {
         if let Some(found) = zh_date_at(from(text, i), today) {
@@ -98,6 +111,12 @@ pub(super) fn zh_date_at(rest: &str, today: NaiveDate) -> Option<(NaiveDate, usi
     }
     if next_week {
         return None;
+    }
+    // Holidays on a fixed day of the year: "五一打算去厦门" is "5月1日…".
+    for (names, month, day) in ZH_HOLIDAYS {
+        if let Some(name) = names.iter().find(|n| rest.starts_with(**n)) {
+            return Some((month_day(today, None, Some(*month), *day)?, name.len()));
+        }
     }
     // 2026年5月8日, 5月8号, 8号
     let (year, after_year) = match zh_number(rest) {

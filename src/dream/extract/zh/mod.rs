@@ -40,6 +40,10 @@ const ADVERBS: &[&str] = &[
     "每天",
     "假期",
     "向来",
+    // "我才不喜欢…", "我刚搬到深圳".
+    "才",
+    "刚刚",
+    "刚",
     "本来",
     "非常",
     "特别",
@@ -101,7 +105,9 @@ pub(super) fn remember(sentence: &str) -> (Option<&'static str>, &str) {
         if let Some(i) = sentence.find(t) {
             let before = &sentence[..i];
             // "我记得…" recalls, it does not ask; a long lead-in is not a request either.
-            if before.contains('我') || before.chars().count() > 6 {
+            // "你帮我记一下" asks for help, and is a request.
+            let helper = ["帮我", "给我"].iter().any(|h| before.ends_with(h));
+            if (before.contains('我') && !helper) || before.chars().count() > 6 {
                 continue;
             }
             let body =
@@ -120,7 +126,23 @@ pub(super) fn remember(sentence: &str) -> (Option<&'static str>, &str) {
     (None, sentence)
 }
 
+/// Openings of a sentence whose subject Chinese leaves out when it is the speaker: "最近在学
+/// 吉他" is "我最近在学吉他".
+const DROPPED_SUBJECT_OPENERS: &[&str] = &[
+    "最近在", "最近开始", "最近迷上", "最近喜欢", "现在在", "正在", "一直在", "刚刚", "刚",
+    "平时喜欢", "在学", "在追", "在玩", "在考虑",
+];
+
+/// The sentence with "我" put back where Chinese dropped it, if it did.
+fn with_subject(s: &str) -> Option<String> {
+    let first = s.split(['，', ',', '。', '！', '？']).next().unwrap_or(s);
+    let someone = first.contains('我') || super::names_someone_else(first);
+    (!someone && DROPPED_SUBJECT_OPENERS.iter().any(|o| s.starts_with(o))).then(|| format!("我{s}"))
+}
+
 pub(super) fn rules(s: &str, sink: &mut Sink) {
+    let restored = with_subject(s);
+    let s = restored.as_deref().unwrap_or(s);
     let question = s.ends_with('？') || s.ends_with('?') || s.contains('吗');
     secret(s, sink);
     nickname(s, sink);

@@ -39,6 +39,15 @@ const MY_LEADS: &[&str] = &[
     "我的好",
     "我家",
     "我家的",
+    "我们家",
+    "我们家的",
+    // "我大学室友王磊": where the user knows them from.
+    "我大学",
+    "我大学的",
+    "我高中",
+    "我高中的",
+    "我初中",
+    "我初中的",
     "我养的",
     "我养了只",
     "我养了一只",
@@ -51,7 +60,7 @@ const MY_LEADS: &[&str] = &[
 ];
 
 /// The last clause of `before`: what follows its last punctuation mark.
-fn last_clause(before: &str) -> &str {
+pub(super) fn last_clause(before: &str) -> &str {
     before
         .rsplit(['，', ',', '。', '！', '？'])
         .next()
@@ -399,6 +408,7 @@ fn mentions(s: &str) -> Vec<Mention> {
 }
 
 pub(super) fn profile(s: &str, sink: &mut Sink) {
+    profile_more(s, sink);
     const JOBS: &[&str] = &[
         "师", "员", "生", "家", "者", "工", "手", "医生", "护士", "会计", "老板", "人",
     ];
@@ -412,6 +422,8 @@ pub(super) fn profile(s: &str, sink: &mut Sink) {
         if (2..=10).contains(&what.chars().count())
             && JOBS.iter().any(|j| what.ends_with(j))
             && !what.starts_with(NOT_OBJECTS)
+            // "我是做外卖骑手的" is a trade, said by `profile_more`.
+            && !what.starts_with('做')
         {
             sink.memory(
                 Signal::Preference,
@@ -533,4 +545,86 @@ pub(super) fn profile(s: &str, sink: &mut Sink) {
             return;
         }
     }
+}
+
+/// School years a user says they are in ("我还在读高三", "我在读研二").
+const GRADES: &[&str] = &[
+    "高一", "高二", "高三", "初一", "初二", "初三", "大一", "大二", "大三", "大四", "研一", "研二",
+    "研三", "博一", "博二", "博三", "博士", "研究生", "大学", "高中", "初中", "小学",
+];
+
+/// Traits a user says they have ("我比较内向", "我是个路痴").
+const TRAITS: &[&str] = &[
+    "内向", "外向", "社恐", "慢热", "急性子", "慢性子", "路痴", "吃货", "夜猫子", "宅", "话痨",
+    "完美主义", "单身",
+];
+
+/// Doings a user may say they cannot do ("我不会游泳").
+const ABILITIES: &[&str] = &[
+    "游泳", "开车", "做饭", "骑车", "骑自行车", "喝酒", "唱歌", "跳舞", "化妆", "英语", "说英语",
+    "打字", "滑雪", "溜冰",
+];
+
+/// Who the user is, in the ways the rules above do not cover: a trade ("我是做设计的"), an age
+/// without 岁 ("我今年27了"), a school year, a move ("我刚搬到深圳"), a trait, an inability.
+fn profile_more(s: &str, sink: &mut Sink) -> bool {
+    let dated = when::find(s, sink.day).is_some();
+    let mut say = |summary: String, keywords: Vec<String>| {
+        sink.memory(Signal::Preference, MemoryType::Profile, summary, keywords);
+        true
+    };
+    if let Some((_, rest)) = after_me(s, "是做").into_iter().next() {
+        if let Some(trade) = clause(rest, STOPS, &[]).split('的').next() {
+            if (1..=6).contains(&trade.chars().count()) && !trade.starts_with(NOT_OBJECTS) {
+                return say(format!("用户是做{trade}的"), vec![trade.to_string()]);
+            }
+        }
+    }
+    for (_, rest) in after_me(s, "今年") {
+        let age = tidy_item(clause(rest, STOPS, &[]));
+        let age = age.trim_end_matches(['了', '岁']);
+        let number = age.parse::<u32>().is_ok_and(|n| (1..=120).contains(&n))
+            || (!age.is_empty() && age.chars().all(|c| "一二两三四五六七八九十".contains(c)));
+        if number && age.chars().count() <= 4 {
+            return say(format!("用户今年{age}岁"), vec![age.to_string(), "年龄".into()]);
+        }
+    }
+    for t in ["在读", "读"] {
+        for (adverbs, rest) in after_me(s, t) {
+            if let Some(grade) = GRADES.iter().find(|g| rest.starts_with(**g)) {
+                let adverbs = adverbs.trim_end_matches('在');
+                return say(format!("用户{adverbs}在读{grade}"), vec![grade.to_string()]);
+            }
+        }
+    }
+    if !dated {
+        for t in ["搬到了", "搬到", "搬来了", "搬来", "搬去了", "搬去"] {
+            if let Some((_, rest)) = after_me(s, t).into_iter().next() {
+                let place = tidy_item(clause(rest, STOPS, &[]));
+                if (2..=10).contains(&place.chars().count()) && !place.starts_with(NOT_OBJECTS) {
+                    return say(format!("用户搬到了{place}"), vec![place]);
+                }
+            }
+        }
+    }
+    for t in TRAITS {
+        for (adverbs, rest) in after_me(s, t).into_iter().chain(after_me(s, &format!("是个{t}"))) {
+            // "我宅在家里" is where, not who: a trait ends its clause or is said with a degree.
+            let ends = rest.is_empty() || rest.starts_with(['，', ',', '。', '！', '了', '的', '啊', '呀']);
+            if ends {
+                return say(format!("用户{adverbs}{t}"), vec![t.to_string()]);
+            }
+        }
+    }
+    for (_, rest) in after_me(s, "不会") {
+        if let Some(doing) = ABILITIES
+            .iter()
+            .chain(lexicon::zh_sports())
+            .filter(|a| rest.starts_with(**a))
+            .max_by_key(|a| a.len())
+        {
+            return say(format!("用户不会{doing}"), vec![doing.to_string()]);
+        }
+    }
+    false
 }

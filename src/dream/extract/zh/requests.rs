@@ -22,6 +22,34 @@ pub(super) fn style(s: &str, sink: &mut Sink) -> bool {
 }
 
 pub(super) fn constraints(s: &str, styled: bool, sink: &mut Sink) {
+    // "我乳糖不耐受": an intolerance is kept like an allergy.
+    if let Some(i) = s.find("不耐受") {
+        let what = last_clause(&s[..i]).trim_start_matches('我').trim_start_matches('对');
+        if s[..i].contains('我') && (1..=8).contains(&what.chars().count()) {
+            sink.memory(
+                Signal::Constraint,
+                MemoryType::Constraint,
+                format!("用户{what}不耐受"),
+                vec![what.into(), "不耐受".into()],
+            );
+        }
+    }
+    // "我戒烟三个月了": what the user gave up is not to be offered.
+    for (_, rest) in after_me(s, "戒") {
+        if let Some(habit) = ["烟", "酒", "糖", "咖啡", "奶茶", "游戏"]
+            .iter()
+            .find(|h| rest.starts_with(**h))
+        {
+            let said = tidy_item(clause(rest, STOPS, &[]));
+            sink.memory(
+                Signal::Constraint,
+                MemoryType::Profile,
+                format!("用户戒{said}"),
+                vec![format!("戒{habit}")],
+            );
+            break;
+        }
+    }
     if let Some(i) = s.find("过敏") {
         let before = &s[..i];
         let start = before
@@ -46,7 +74,9 @@ pub(super) fn constraints(s: &str, styled: bool, sink: &mut Sink) {
     for t in ["不能吃", "不吃", "吃不了", "不能喝", "不喝", "忌口"] {
         for (adverbs, rest) in after_me(s, t) {
             let what = tidy_item(clause(rest, STOPS, &[]));
-            if !what.is_empty() && what.chars().count() <= 12 {
+            // "不喝就没精神" says what happens without it, not what is off the table.
+            let consequence = what.starts_with(['就', '也', '会', '的', '了', '得', '完']);
+            if !what.is_empty() && what.chars().count() <= 12 && !consequence {
                 sink.memory(
                     Signal::Constraint,
                     MemoryType::Constraint,
@@ -171,7 +201,9 @@ const ZH_EVENTS: &[&str] = &[
 /// Words that make a dated clause a hypothesis rather than a plan.
 const HYPOTHETICAL: &[&str] = &["要是", "如果", "假如", "万一", "的话", "假设"];
 /// Words that make a dated clause a habit or a liking rather than an event.
-const HABITUAL: &[&str] = &["喜欢", "一般", "通常", "平时", "每"];
+const HABITUAL: &[&str] = &[
+    "喜欢", "一般", "通常", "平时", "每", "老是", "总是", "经常", "常常", "天天",
+];
 /// Words that say a dated event has happened.
 const DONE: &[&str] = &["了", "过", "没"];
 
@@ -233,8 +265,11 @@ pub(super) fn appointment(s: &str, sink: &mut Sink) -> bool {
         && !ahead_cue;
     // A span ("今年…五岁了") dates no single event.
     let done = last_day < sink.day || (w.end.is_none() && w.date <= sink.day && said_as_done);
-    // A finished event needs no cue word ("今天被老板骂了"); a plan does.
-    let said_done = done && core.chars().filter(|c| text::is_cjk(*c)).count() >= 4;
+    // A finished event needs no cue word ("今天被老板骂了"); a plan does. A short one counts
+    // when the sentence says how it felt ("前天手机丢了，烦死了").
+    let cjk = core.chars().filter(|c| text::is_cjk(*c)).count();
+    let felt = || crate::dream::emotion::detect(s).is_some();
+    let said_done = done && (cjk >= 4 || (cjk >= 2 && felt()));
     let verb = segment(&core)
         .iter()
         .any(|word| word.class == WordClass::Verb)
@@ -307,7 +342,10 @@ pub(super) fn appointment(s: &str, sink: &mut Sink) -> bool {
 }
 
 pub(super) fn decision(s: &str, sink: &mut Sink) {
-    for t in ["决定", "打算", "准备", "计划", "想好了"] {
+    // A wish said with feeling ("我一直想去冰岛", "我好想去日本") is a plan in waiting;
+    // a bare "我想去…" is often just the next minute ("我想去吃饭").
+    const WISHING: &[&str] = &["一直", "好", "很", "特别", "超", "真的", "非常", "其实", "总"];
+    for t in ["决定", "打算", "准备", "计划", "想好了", "在考虑", "考虑", "想去"] {
         // Chinese drops the subject after a time word: "这周末打算回老家看外婆" is the user's.
         let dropped_subject = || {
             let at = s.find(t)?;
@@ -318,6 +356,9 @@ pub(super) fn decision(s: &str, sink: &mut Sink) {
             when_only.then(|| (before, &s[at + t.len()..]))
         };
         if let Some((adverbs, rest)) = after_me(s, t).into_iter().next().or_else(dropped_subject) {
+            if t == "想去" && !WISHING.iter().any(|w| adverbs.contains(w)) {
+                return;
+            }
             let what = tidy_item(clause(rest, STOPS, &[]));
             if what.chars().count() >= 2 {
                 let said = format!("我{adverbs}{t}{what}");
@@ -327,7 +368,23 @@ pub(super) fn decision(s: &str, sink: &mut Sink) {
                     Lang::Zh,
                 );
                 let keywords = keywords_of(&what);
-                let at = dated.map(|w| w.timestamp());
+                // A plan for a day or a weekend ("这周六打算去宜家", "五一打算去厦门") is one of
+                // the user's appointments; one for a month or a year ("下个月换工作") is not yet.
+                let on_a_day = |w: &when::When| {
+                    w.end
+                        .is_none_or(|end| (end - w.date).num_days() <= 2)
+                };
+                if let Some(w) = dated.as_ref().filter(|w| on_a_day(w) && !t.contains("考虑")) {
+                    let plan = tidy_item(&w.strip(&said));
+                    let plan = plan
+                        .split_once(t)
+                        .map_or(plan.as_str(), |(_, p)| p)
+                        .trim_start_matches(['去', '要', '在']);
+                    if plan.chars().count() >= 2 {
+                        sink.pkg("Important Appointments", &format!("{} {plan}", w.label()));
+                    }
+                }
+                let at = dated.as_ref().map(|w| w.timestamp());
                 sink.memory_at(Signal::Decision, MemoryType::Project, summary, keywords, at);
             }
             return;

@@ -16,6 +16,42 @@ pub(super) fn favorite(s: &str, sink: &mut Sink) -> bool {
             return true;
         }
     }
+    // "詹姆斯是我偶像": the idol named first.
+    for t in ["是我的偶像", "是我偶像"] {
+        let Some(i) = s.find(t) else { continue };
+        let idol = strip_quotes(last_clause(&s[..i]));
+        if (2..=8).contains(&idol.chars().count()) && !idol.starts_with(NOT_OBJECTS) {
+            sink.memory(
+                Signal::Preference,
+                MemoryType::Preference,
+                format!("用户的偶像是{idol}"),
+                vec![idol.into(), "偶像".into()],
+            );
+        }
+        break;
+    }
+    // "我是湖人的球迷", "我是周杰伦的粉丝": who or what the user follows.
+    for fan in ["球迷", "铁粉", "粉丝", "歌迷", "影迷"] {
+        for (_, rest) in after_me(s, "是") {
+            let Some(of) = clause(rest, STOPS, &[]).split_once(fan).map(|(of, _)| of) else {
+                continue;
+            };
+            let of = strip_quotes(of.trim_end_matches('的').trim_start_matches(['个', '一']));
+            if !(2..=8).contains(&of.chars().count()) || of.starts_with(NOT_OBJECTS) {
+                continue;
+            }
+            if fan == "球迷" {
+                sink.pkg("Favorite Sports", of);
+            }
+            sink.memory(
+                Signal::Preference,
+                MemoryType::Preference,
+                format!("用户是{of}的{fan}"),
+                vec![of.into(), fan.into()],
+            );
+            return true;
+        }
+    }
     for t in ["最喜欢的", "最爱的"] {
         for (_, rest) in after_me(s, t) {
             let Some((what, value)) = rest.split_once('是') else {
@@ -201,7 +237,9 @@ pub(super) fn habits(s: &str, sink: &mut Sink) -> bool {
         return false;
     };
     let body = &s[clause_start..];
-    if !MARKERS.iter().any(|m| body.contains(m)) || s.contains('吗') {
+    // "他老是让我周末加班": the habit is someone else's doing to the user.
+    let object = super::super::names_someone_else(last_clause(&s[..clause_start]));
+    if !MARKERS.iter().any(|m| body.contains(m)) || s.contains('吗') || object {
         return false;
     }
     let said = text::third_person(tidy_item(clause(body, STOPS, &[])).as_str(), Lang::Zh);
