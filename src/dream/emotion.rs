@@ -322,9 +322,15 @@ mod tests {
         assert_eq!(label("我今天心情特别差").as_deref(), Some("sadness"));
         assert_eq!(label("今天心情很好").as_deref(), Some("joy"));
         assert_eq!(label("被老板骂了，好委屈").as_deref(), Some("sadness"));
-        assert_eq!(label("每天加班，感觉快撑不住了").as_deref(), Some("sadness"));
+        assert_eq!(
+            label("每天加班，感觉快撑不住了").as_deref(),
+            Some("sadness")
+        );
         assert_eq!(label("分手了💔").as_deref(), Some("sadness"));
-        assert_eq!(label("I'm exhausted after the move").as_deref(), Some("sadness"));
+        assert_eq!(
+            label("I'm exhausted after the move").as_deref(),
+            Some("sadness")
+        );
         // A mood word without its feeling is no feeling.
         assert_eq!(label("心情这种东西"), None);
     }

@@ -558,3 +558,116 @@ fn a_chinese_liking_said_with_when_and_a_pastime_inside_what_is_liked() {
     let x = run("我平时午休的时候都会看一会儿书");
     assert_eq!(memory(&x, "看书").memory_type, MemoryType::Preference);
 }
+
+/// Panics unless `said` yields a memory of type `kind` whose summary holds every one of `terms`.
+fn assert_memory(said: &str, kind: MemoryType, terms: &[&str]) {
+    let x = run(said);
+    assert!(
+        x.memories
+            .iter()
+            .any(|m| m.memory_type == kind && terms.iter().all(|t| m.summary.contains(t))),
+        "{said}: no {kind:?} with {terms:?} in {:?}",
+        x.memories
+    );
+}
+
+#[test]
+fn chinese_sentences_without_a_subject_are_the_users() {
+    // "吉他" holds a 他 that is nobody.
+    let x = run("最近在学吉他，手指头都磨破了哈哈");
+    assert_eq!(pkg_items(&x, "Hobbies"), vec!["吉他"]);
+    memory(&x, "吉他");
+    assert_memory("前天手机丢了，烦死了", MemoryType::History, &["手机"]);
+    // A feeling with no subject and no date is not kept on its own: measured, such memories
+    // crowd answers end to end (docs/BENCHMARKS.md, "fifth round").
+    assert_no_memory_of(
+        "工作好累，每天都加班到十点，感觉快撑不住了",
+        MemoryType::History,
+    );
+    assert_memory(
+        "我今天心情特别差，因为考试没考好",
+        MemoryType::History,
+        &["考试"],
+    );
+    // Someone else's doing to the user is no habit of theirs.
+    assert_no_memory_of("他老是让我周末加班", MemoryType::Preference);
+}
+
+#[test]
+fn chinese_profile_in_everyday_words() {
+    assert_memory(
+        "我是做设计的，在一家广告公司上班",
+        MemoryType::Profile,
+        &["设计"],
+    );
+    assert_memory("我今年27了，属牛的", MemoryType::Profile, &["27"]);
+    assert_memory("我还在读高三，天天刷题", MemoryType::Profile, &["高三"]);
+    assert_memory("我刚搬到深圳，还不太习惯", MemoryType::Profile, &["深圳"]);
+    assert_memory(
+        "我比较内向，不太喜欢人多的地方",
+        MemoryType::Profile,
+        &["内向"],
+    );
+    assert_memory("我不会游泳", MemoryType::Profile, &["不会游泳"]);
+    assert_memory(
+        "我乳糖不耐受，喝牛奶会拉肚子",
+        MemoryType::Constraint,
+        &["乳糖"],
+    );
+    assert_memory("我戒烟三个月了！", MemoryType::Profile, &["戒烟"]);
+    assert_memory("我才不喜欢吃甜的呢", MemoryType::Preference, &["甜", "不"]);
+    // What happens without it is not what is off the table.
+    assert_no_memory_of("我每天都要喝一杯美式，不喝就没精神", MemoryType::Constraint);
+    // "我宅在家里" is where, not who.
+    assert!(run("我宅在家里看书")
+        .memories
+        .iter()
+        .all(|m| m.summary != "用户宅"));
+}
+
+#[test]
+fn chinese_fans_idols_wishes_and_plans_with_their_day() {
+    let x = run("我是湖人的球迷，詹姆斯是我偶像");
+    assert_eq!(pkg_items(&x, "Favorite Sports"), vec!["湖人"]);
+    memory(&x, "湖人的球迷");
+    memory(&x, "偶像是詹姆斯");
+    assert_memory("其实我一直想去冰岛看极光", MemoryType::Project, &["冰岛"]);
+    // A bare "我想去…" is the next minute, not a wish.
+    assert_no_memory_of("我想去吃饭", MemoryType::Project);
+    assert_memory("我在考虑要不要养只猫", MemoryType::Project, &["猫"]);
+    let x = run("五一打算跟闺蜜去厦门玩");
+    let appointments = pkg_items(&x, "Important Appointments");
+    assert!(
+        appointments
+            .iter()
+            .any(|a| a.starts_with("2026-05-01") && a.contains("厦门")),
+        "{appointments:?}"
+    );
+    // A plan for a month is not yet an appointment.
+    let x = run("我打算下个月换工作");
+    assert!(pkg_items(&x, "Important Appointments").is_empty());
+    memory(&x, "换工作");
+}
+
+#[test]
+fn chinese_relations_by_where_they_are_from_and_nephews() {
+    let x = run("我大学室友王磊下个月结婚，请我当伴郎");
+    assert_eq!(pkg_items(&x, "Important Friends"), vec!["王磊"]);
+    let x = run("我们家狗狗豆豆昨天生病了");
+    assert!(x
+        .entity_ops
+        .iter()
+        .any(|e| e.name.as_deref() == Some("豆豆")));
+    let x = run("我侄子下周末满月");
+    assert!(x
+        .entity_ops
+        .iter()
+        .any(|e| e.name.as_deref() == Some("侄子")));
+}
+
+#[test]
+fn asking_for_help_to_remember_is_a_request() {
+    let x = run("你帮我记一下，我的车停在B2层C区");
+    let m = memory(&x, "B2");
+    assert!(m.pinned || m.importance >= Signal::Remember.importance());
+}

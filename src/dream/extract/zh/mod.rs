@@ -129,8 +129,20 @@ pub(super) fn remember(sentence: &str) -> (Option<&'static str>, &str) {
 /// Openings of a sentence whose subject Chinese leaves out when it is the speaker: "最近在学
 /// 吉他" is "我最近在学吉他".
 const DROPPED_SUBJECT_OPENERS: &[&str] = &[
-    "最近在", "最近开始", "最近迷上", "最近喜欢", "现在在", "正在", "一直在", "刚刚", "刚",
-    "平时喜欢", "在学", "在追", "在玩", "在考虑",
+    "最近在",
+    "最近开始",
+    "最近迷上",
+    "最近喜欢",
+    "现在在",
+    "正在",
+    "一直在",
+    "刚刚",
+    "刚",
+    "平时喜欢",
+    "在学",
+    "在追",
+    "在玩",
+    "在考虑",
 ];
 
 /// The sentence with "我" put back where Chinese dropped it, if it did.

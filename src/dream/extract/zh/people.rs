@@ -549,20 +549,63 @@ pub(super) fn profile(s: &str, sink: &mut Sink) {
 
 /// School years a user says they are in ("我还在读高三", "我在读研二").
 const GRADES: &[&str] = &[
-    "高一", "高二", "高三", "初一", "初二", "初三", "大一", "大二", "大三", "大四", "研一", "研二",
-    "研三", "博一", "博二", "博三", "博士", "研究生", "大学", "高中", "初中", "小学",
+    "高一",
+    "高二",
+    "高三",
+    "初一",
+    "初二",
+    "初三",
+    "大一",
+    "大二",
+    "大三",
+    "大四",
+    "研一",
+    "研二",
+    "研三",
+    "博一",
+    "博二",
+    "博三",
+    "博士",
+    "研究生",
+    "大学",
+    "高中",
+    "初中",
+    "小学",
 ];
 
 /// Traits a user says they have ("我比较内向", "我是个路痴").
 const TRAITS: &[&str] = &[
-    "内向", "外向", "社恐", "慢热", "急性子", "慢性子", "路痴", "吃货", "夜猫子", "宅", "话痨",
-    "完美主义", "单身",
+    "内向",
+    "外向",
+    "社恐",
+    "慢热",
+    "急性子",
+    "慢性子",
+    "路痴",
+    "吃货",
+    "夜猫子",
+    "宅",
+    "话痨",
+    "完美主义",
+    "单身",
 ];
 
 /// Doings a user may say they cannot do ("我不会游泳").
 const ABILITIES: &[&str] = &[
-    "游泳", "开车", "做饭", "骑车", "骑自行车", "喝酒", "唱歌", "跳舞", "化妆", "英语", "说英语",
-    "打字", "滑雪", "溜冰",
+    "游泳",
+    "开车",
+    "做饭",
+    "骑车",
+    "骑自行车",
+    "喝酒",
+    "唱歌",
+    "跳舞",
+    "化妆",
+    "英语",
+    "说英语",
+    "打字",
+    "滑雪",
+    "溜冰",
 ];
 
 /// Who the user is, in the ways the rules above do not cover: a trade ("我是做设计的"), an age
@@ -586,7 +629,10 @@ fn profile_more(s: &str, sink: &mut Sink) -> bool {
         let number = age.parse::<u32>().is_ok_and(|n| (1..=120).contains(&n))
             || (!age.is_empty() && age.chars().all(|c| "一二两三四五六七八九十".contains(c)));
         if number && age.chars().count() <= 4 {
-            return say(format!("用户今年{age}岁"), vec![age.to_string(), "年龄".into()]);
+            return say(
+                format!("用户今年{age}岁"),
+                vec![age.to_string(), "年龄".into()],
+            );
         }
     }
     for t in ["在读", "读"] {
@@ -608,9 +654,13 @@ fn profile_more(s: &str, sink: &mut Sink) -> bool {
         }
     }
     for t in TRAITS {
-        for (adverbs, rest) in after_me(s, t).into_iter().chain(after_me(s, &format!("是个{t}"))) {
+        for (adverbs, rest) in after_me(s, t)
+            .into_iter()
+            .chain(after_me(s, &format!("是个{t}")))
+        {
             // "我宅在家里" is where, not who: a trait ends its clause or is said with a degree.
-            let ends = rest.is_empty() || rest.starts_with(['，', ',', '。', '！', '了', '的', '啊', '呀']);
+            let ends = rest.is_empty()
+                || rest.starts_with(['，', ',', '。', '！', '了', '的', '啊', '呀']);
             if ends {
                 return say(format!("用户{adverbs}{t}"), vec![t.to_string()]);
             }

@@ -24,7 +24,9 @@ pub(super) fn style(s: &str, sink: &mut Sink) -> bool {
 pub(super) fn constraints(s: &str, styled: bool, sink: &mut Sink) {
     // "我乳糖不耐受": an intolerance is kept like an allergy.
     if let Some(i) = s.find("不耐受") {
-        let what = last_clause(&s[..i]).trim_start_matches('我').trim_start_matches('对');
+        let what = last_clause(&s[..i])
+            .trim_start_matches('我')
+            .trim_start_matches('对');
         if s[..i].contains('我') && (1..=8).contains(&what.chars().count()) {
             sink.memory(
                 Signal::Constraint,
@@ -344,8 +346,19 @@ pub(super) fn appointment(s: &str, sink: &mut Sink) -> bool {
 pub(super) fn decision(s: &str, sink: &mut Sink) {
     // A wish said with feeling ("我一直想去冰岛", "我好想去日本") is a plan in waiting;
     // a bare "我想去…" is often just the next minute ("我想去吃饭").
-    const WISHING: &[&str] = &["一直", "好", "很", "特别", "超", "真的", "非常", "其实", "总"];
-    for t in ["决定", "打算", "准备", "计划", "想好了", "在考虑", "考虑", "想去"] {
+    const WISHING: &[&str] = &[
+        "一直", "好", "很", "特别", "超", "真的", "非常", "其实", "总",
+    ];
+    for t in [
+        "决定",
+        "打算",
+        "准备",
+        "计划",
+        "想好了",
+        "在考虑",
+        "考虑",
+        "想去",
+    ] {
         // Chinese drops the subject after a time word: "这周末打算回老家看外婆" is the user's.
         let dropped_subject = || {
             let at = s.find(t)?;
@@ -370,11 +383,12 @@ pub(super) fn decision(s: &str, sink: &mut Sink) {
                 let keywords = keywords_of(&what);
                 // A plan for a day or a weekend ("这周六打算去宜家", "五一打算去厦门") is one of
                 // the user's appointments; one for a month or a year ("下个月换工作") is not yet.
-                let on_a_day = |w: &when::When| {
-                    w.end
-                        .is_none_or(|end| (end - w.date).num_days() <= 2)
-                };
-                if let Some(w) = dated.as_ref().filter(|w| on_a_day(w) && !t.contains("考虑")) {
+                let on_a_day =
+                    |w: &when::When| w.end.is_none_or(|end| (end - w.date).num_days() <= 2);
+                if let Some(w) = dated
+                    .as_ref()
+                    .filter(|w| on_a_day(w) && !t.contains("考虑"))
+                {
                     let plan = tidy_item(&w.strip(&said));
                     let plan = plan
                         .split_once(t)
