@@ -109,7 +109,7 @@ impl Hippo {
             .map(|m| (strength::strength(&m, now, &self.decay), m))
             .filter(|(s, _)| strength::tier(*s) != Tier::Archive)
             .collect();
-        memories.sort_by(|(sa, a), (sb, b)| {
+        crate::order::sort_by(&mut memories, |(sa, a), (sb, b)| {
             sb.partial_cmp(sa)
                 .unwrap_or(Ordering::Equal)
                 .then(b.updated_at.cmp(&a.updated_at))
@@ -207,7 +207,7 @@ impl Hippo {
                 .map(|d| (d.date, d.summary)),
         );
         // Dates are YYYY-MM-DD: their text order is their time order.
-        days.sort_by(|a, b| b.0.cmp(&a.0));
+        crate::order::sort_by(&mut days, |a, b| b.0.cmp(&a.0));
         days.truncate(DIARY_DAYS);
         Ok(days)
     }

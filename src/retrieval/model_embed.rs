@@ -360,7 +360,7 @@ impl OpenAiEmbedder {
         }
         let mut items = parsed.data;
         if items.iter().all(|i| i.index.is_some()) {
-            items.sort_by_key(|i| i.index);
+            crate::order::sort_by(&mut items, |a, b| a.index.cmp(&b.index));
         }
         unit_vectors(
             items.into_iter().map(|i| i.embedding).collect(),

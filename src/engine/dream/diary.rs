@@ -164,7 +164,7 @@ fn by_day(material: &[Turn], today: NaiveDate) -> Vec<(NaiveDate, Vec<Turn>)> {
             None => days.push((day, vec![t.clone()])),
         }
     }
-    days.sort_by_key(|(d, _)| *d);
+    crate::order::sort_by(&mut days, |(a, _), (b, _)| a.cmp(b));
     days
 }
 
