@@ -48,10 +48,13 @@ async function migrate(db) {
  * - ai: bind AI to the stand-in Worker of ai-standin.mjs;
  * - outbound: a function (Request) => Response for the Worker's outbound fetch;
  * - persist: a directory keeping the D1 database between runs (benchmarks);
- * - database: the D1 database id (wrangler's local state keys databases by it).
+ * - database: the D1 database id (wrangler's local state keys databases by it);
+ * - shards: more D1 bindings (e.g. ["DB_1"]), each its own migrated database, listed after DB
+ *   in HIPPO_SHARDS (docs/SCALING.md); `dbs` maps every binding to its database.
  */
-export async function startWorker({ vars = {}, vectorize = false, ai = false, outbound, persist, database = "hippo-test" } = {}) {
-  const bindings = { HIPPO_ADMIN_TOKEN: ADMIN, HIPPO_TEST_HOOKS: "1", ...vars };
+export async function startWorker({ vars = {}, vectorize = false, ai = false, outbound, persist, database = "hippo-test", shards = [] } = {}) {
+  const sharding = shards.length ? { HIPPO_SHARDS: ["DB", ...shards].join(",") } : {};
+  const bindings = { HIPPO_ADMIN_TOKEN: ADMIN, HIPPO_TEST_HOOKS: "1", ...sharding, ...vars };
   for (const [k, v] of Object.entries(bindings)) if (v === null) delete bindings[k];
   const workers = [
     {
@@ -60,7 +63,7 @@ export async function startWorker({ vars = {}, vectorize = false, ai = false, ou
       scriptPath: path.join(BUILD, "index.js"),
       modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
       compatibilityDate: COMPAT_DATE,
-      d1Databases: { DB: database },
+      d1Databases: { DB: database, ...Object.fromEntries(shards.map((b) => [b, `${database}-${b}`])) },
       bindings,
       serviceBindings: {
         ...(vectorize ? { VECTORS: "vectorize-standin" } : {}),
@@ -82,11 +85,16 @@ export async function startWorker({ vars = {}, vectorize = false, ai = false, ou
   const mf = new Miniflare({ workers, ...shared });
   // Miniflare also serves the Worker over HTTP on loopback (the dashboard's browser test).
   const url = await mf.ready;
-  const db = await mf.getD1Database("DB");
-  const migrated = await db
-    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'npcs'")
-    .first();
-  if (!migrated) await migrate(db);
+  const dbs = {};
+  for (const binding of ["DB", ...shards]) {
+    const each = await mf.getD1Database(binding);
+    const migrated = await each
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'npcs'")
+      .first();
+    if (!migrated) await migrate(each);
+    dbs[binding] = each;
+  }
+  const db = dbs.DB;
   const call = (p, init = {}) => mf.dispatchFetch(`http://hippo.test${p}`, init);
   const admin = (method, p, body, headers = {}) =>
     call(p, {
@@ -101,6 +109,7 @@ export async function startWorker({ vars = {}, vectorize = false, ai = false, ou
   return {
     mf,
     db,
+    dbs,
     url,
     call,
     admin,
