@@ -161,6 +161,17 @@ soak: worker-test
 	SOAK_SECONDS=$(SOAK_SECONDS) node tests/reliability/soak.mjs
 # --- end reliability ---
 
+# docs/SCALING.md: bytes per stored record on a local D1 (a year of daily conversation from
+# `hippo-bench year --export`, imported through the Worker in Miniflare, sized by SQLite's
+# dbstat) and the schema's cost in a Durable Object per NPC.
+SCALING_DIR ?= target/scaling
+.PHONY: scaling
+scaling: worker-test
+	cargo build --profile bench-fast --bin hippo-bench
+	mkdir -p $(SCALING_DIR)
+	./target/bench-fast/hippo-bench year --seeds 1 --export $(SCALING_DIR)
+	node tests/worker/scaling.mjs $(SCALING_DIR)
+
 # Load on the real local Worker (`wrangler dev`): memory_retrieval on a 10k-memory NPC and
 # PUT /api/pkg at 16 clients, with same-run baselines (see docs/BENCHMARKS.md, "Worker").
 bench-worker: setup

@@ -68,23 +68,23 @@ print(json.dumps({"file": page, "tables": tables}))
   return JSON.parse(execFileSync("python3", ["-c", script, file], { encoding: "utf8" }));
 }
 
-function sqliteFile(persist) {
-  const files = [];
-  const walk = (d) => {
-    for (const f of readdirSync(d)) {
-      const p = path.join(d, f);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (f.endsWith(".sqlite") && !p.includes("metadata")) files.push(p);
-    }
-  };
-  walk(persist);
-  return files;
+function allFiles(dir) {
+  return readdirSync(dir).flatMap((f) => {
+    const p = path.join(dir, f);
+    return statSync(p).isDirectory() ? allFiles(p) : [p];
+  });
 }
 
-async function measure(lang) {
+function sqliteFile(persist) {
+  return allFiles(persist).filter((p) => p.endsWith(".sqlite") && !p.includes("metadata"));
+}
+
+/// `vectorize`: with the Vectorize stand-in bound (production's layout: vectors outside D1, their
+/// ids in D1's registry); without, the D1-backed vector index (local dev's layout).
+async function measure(lang, vectorize) {
   const doc = JSON.parse(readFileSync(path.join(dir, `year-${lang}.json`), "utf8"));
   const persist = mkdtempSync(path.join(tmpdir(), `hippo-scaling-${lang}-`));
-  const w = await startWorker({ persist, database: `scaling-${lang}` });
+  const w = await startWorker({ persist, database: `scaling-${lang}`, vectorize });
   let largest = 0;
   try {
     const parts = months(doc);
@@ -104,6 +104,7 @@ async function measure(lang) {
   for (const m of doc.memories) kinds[m.collection] = (kinds[m.collection] ?? 0) + 1;
   return {
     lang,
+    vectors: vectorize ? "Vectorize" : "D1",
     turns: doc.turns.length,
     turn_chars: doc.turns.reduce((n, t) => n + t.content.length, 0),
     memories: kinds,
@@ -160,7 +161,8 @@ async function durableObjects(n) {
   const ms = (performance.now() - started) / n;
   await mf.dispose();
   const files = sqliteFile(persist);
-  const onDisk = files.reduce((sum, f) => sum + statSync(f).size, 0);
+  // The objects' files, with their write-ahead logs (the schema may still sit in a -wal).
+  const onDisk = allFiles(persist).reduce((sum, f) => sum + statSync(f).size, 0);
   rmSync(persist, { recursive: true, force: true });
   return {
     objects: n,
@@ -172,7 +174,9 @@ async function durableObjects(n) {
 }
 
 const out = { empty_database_bytes: empty, durable_objects: await durableObjects(200), years: [] };
-for (const lang of ["en", "zh"]) out.years.push(await measure(lang));
+for (const vectorize of [false, true]) {
+  for (const lang of ["en", "zh"]) out.years.push(await measure(lang, vectorize));
+}
 console.log(JSON.stringify(out, null, 1));
 const d = out.durable_objects;
 console.log(
@@ -185,8 +189,9 @@ for (const y of out.years) {
   const records = Object.values(y.memories).reduce((a, n) => a + n, 0);
   const year = y.file - empty;
   console.log(
-    `${y.lang}: a year = ${(year / 1024 / 1024).toFixed(2)} MiB in D1 (${y.turns} turns, ${records} memory records, ${y.dailies} diary days); ` +
-      `vectors table ${(b("vectors") / 1024 / 1024).toFixed(2)} MiB; without it ${((year - b("vectors")) / 1024 / 1024).toFixed(2)} MiB; ` +
-      `per turn (log row) ${(b("turns") / y.turns).toFixed(0)} B, per memory record ${(b("memories") / records).toFixed(0)} B + FTS ${(b("memory_fts") / records).toFixed(0)} B + vector ${(b("vectors") / records).toFixed(0)} B`,
+    `${y.lang}, vectors in ${y.vectors}: a year = ${(year / 1024 / 1024).toFixed(2)} MiB in D1, ${(year / y.turns).toFixed(0)} B per turn ` +
+      `(${y.turns} turns, ${records} memory records, ${y.dailies} diary window days); ` +
+      `log row ${(b("turns") / y.turns).toFixed(0)} B per turn, memory row ${(b("memories") / records).toFixed(0)} B + FTS ${(b("memory_fts") / records).toFixed(0)} B ` +
+      `+ D1 vector ${(b("vectors") / records).toFixed(0)} B + Vectorize id ${(b("vectorize_ids") / records).toFixed(0)} B per record`,
   );
 }
