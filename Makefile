@@ -101,6 +101,15 @@ dev: setup
 test-worker: worker worker-test pkg
 	cargo test -p hippo-worker
 	node --test --test-concurrency=1 tests/worker/
+
+# The suites that see D1 only through the Worker, again with every NPC routed over two D1
+# databases (HIPPO_TEST_SHARDS: DB and DB_1, docs/SCALING.md). The other suites read or fault
+# DB directly by SQL, which misses the NPCs that live in DB_1.
+.PHONY: test-worker-sharded
+test-worker-sharded: worker-test
+	HIPPO_TEST_SHARDS=DB_1 node --test --test-concurrency=1 tests/worker/api.test.mjs \
+	  tests/worker/mcp.test.mjs tests/worker/routes.test.mjs tests/worker/store.test.mjs \
+	  tests/worker/shards.test.mjs tests/security/
 # --- end worker ---
 
 # --- npm ---

@@ -50,9 +50,13 @@ async function migrate(db) {
  * - persist: a directory keeping the D1 database between runs (benchmarks);
  * - database: the D1 database id (wrangler's local state keys databases by it);
  * - shards: more D1 bindings (e.g. ["DB_1"]), each its own migrated database, listed after DB
- *   in HIPPO_SHARDS (docs/SCALING.md); `dbs` maps every binding to its database.
+ *   in HIPPO_SHARDS (docs/SCALING.md); `dbs` maps every binding to its database. Default: the
+ *   comma-separated HIPPO_TEST_SHARDS of the environment (`make test-worker-sharded` runs
+ *   whole suites over two databases that way), else none.
  */
-export async function startWorker({ vars = {}, vectorize = false, ai = false, outbound, persist, database = "hippo-test", shards = [] } = {}) {
+const envShards = (process.env.HIPPO_TEST_SHARDS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+
+export async function startWorker({ vars = {}, vectorize = false, ai = false, outbound, persist, database = "hippo-test", shards = envShards } = {}) {
   const sharding = shards.length ? { HIPPO_SHARDS: ["DB", ...shards].join(",") } : {};
   const bindings = { HIPPO_ADMIN_TOKEN: ADMIN, HIPPO_TEST_HOOKS: "1", ...sharding, ...vars };
   for (const [k, v] of Object.entries(bindings)) if (v === null) delete bindings[k];

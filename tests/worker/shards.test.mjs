@@ -167,7 +167,7 @@ test("a pin keeps an NPC in the database it names", async () => {
 });
 
 test("one binding: no HIPPO_SHARDS is today's deployment, everything in DB", async () => {
-  const w = await startWorker({ database: "single" });
+  const w = await startWorker({ database: "single", shards: [] });
   try {
     const token = await populate(w, "solo");
     assert.deepEqual(Object.keys(w.dbs), ["DB"]);
@@ -183,12 +183,12 @@ test("one binding: no HIPPO_SHARDS is today's deployment, everything in DB", asy
 
 test("configuration mistakes are 503s naming what to fix", async () => {
   // DB_1 listed but not bound.
-  const w = await startWorker({ database: "unbound", vars: { HIPPO_SHARDS: "DB,DB_1" } });
+  const w = await startWorker({ database: "unbound", shards: [], vars: { HIPPO_SHARDS: "DB,DB_1" } });
   try {
     const res = await w.admin("GET", "/api/npc");
     assert.equal(res.status, 503);
     assert.match((await res.json()).message, /DB_1/);
-    const bad = await startWorker({ database: "bad-order", vars: { HIPPO_SHARDS: "DB_1,DB" } });
+    const bad = await startWorker({ database: "bad-order", shards: [], vars: { HIPPO_SHARDS: "DB_1,DB" } });
     try {
       const res = await bad.admin("GET", "/api/npc");
       assert.equal(res.status, 503);
