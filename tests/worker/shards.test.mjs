@@ -12,26 +12,33 @@ function assertAllPass(report) {
   assert.ok(report.cases.length > 0);
 }
 
-/// Tables (FTS shadow tables aside) whose rows belong to an NPC.
+/// Tables (FTS shadow tables aside) whose rows belong to an NPC, per database (read once).
+const tablesOf = new Map();
 async function npcTables(db) {
-  // D1 refuses pragma_table_info: the CREATE statement names the column.
-  const { results } = await db
-    .prepare(
-      `SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%npcid%'
-       AND name NOT LIKE 'memory_fts%' AND name NOT LIKE '\_cf\_%' ESCAPE '\\'`,
-    )
-    .all();
-  return results.map((r) => r.name);
+  if (!tablesOf.has(db)) {
+    // D1 refuses pragma_table_info: the CREATE statement names the column.
+    const { results } = await db
+      .prepare(
+        `SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%npcid%'
+         AND name NOT LIKE 'memory_fts%' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\'`,
+      )
+      .all();
+    tablesOf.set(db, results.map((r) => r.name));
+  }
+  return tablesOf.get(db);
 }
 
-/// binding → table → row count of `npcid` in that table (tables without rows left out).
+/// binding → table → row count of `npcid` in that table (tables without rows left out). One
+/// query per database: Miniflare's Node-side D1 proxy is synchronous underneath, and hundreds
+/// of small calls in a row made it lose track of its replies under load.
 async function rowsOf(w, npcid) {
   const where = {};
   for (const [binding, db] of Object.entries(w.dbs)) {
-    for (const table of await npcTables(db)) {
-      const { n } = await db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE npcid = ?`).bind(npcid).first();
-      if (n > 0) (where[binding] ??= {})[table] = n;
-    }
+    const tables = await npcTables(db);
+    // One row, a column per table (D1 caps the terms of a UNION).
+    const sql = `SELECT ${tables.map((t) => `(SELECT COUNT(*) FROM ${t} WHERE npcid = ?1) AS ${t}`).join(", ")}`;
+    const counts = await db.prepare(sql).bind(npcid).first();
+    for (const [t, n] of Object.entries(counts)) if (n > 0) (where[binding] ??= {})[t] = n;
   }
   return where;
 }
