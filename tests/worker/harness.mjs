@@ -44,7 +44,9 @@ async function migrate(db) {
 /**
  * Starts the Worker. Options:
  * - vars: extra vars (HIPPO_ADMIN_TOKEN defaults to ADMIN; pass null to leave it unset);
- * - vectorize: bind VECTORS to the stand-in Worker of vectorize-standin.mjs;
+ * - vectorize: bind VECTORS to the stand-in Worker of vectorize-standin.mjs; `"per-shard"`:
+ *   also each shard's own VECTORS_<binding>, a stand-in of its own (`standin(p, name)` with
+ *   name `vectorize-standin-<binding>`);
  * - ai: bind AI to the stand-in Worker of ai-standin.mjs;
  * - outbound: a function (Request) => Response for the Worker's outbound fetch;
  * - persist: a directory keeping the D1 database between runs (benchmarks);
@@ -58,6 +60,7 @@ const envShards = (process.env.HIPPO_TEST_SHARDS ?? "").split(",").map((s) => s.
 
 export async function startWorker({ vars = {}, vectorize = false, ai = false, outbound, persist, database = "hippo-test", shards = envShards } = {}) {
   const sharding = shards.length ? { HIPPO_SHARDS: ["DB", ...shards].join(",") } : {};
+  const shardIndexes = vectorize === "per-shard" ? shards : [];
   const bindings = { HIPPO_ADMIN_TOKEN: ADMIN, HIPPO_TEST_HOOKS: "1", ...sharding, ...vars };
   for (const [k, v] of Object.entries(bindings)) if (v === null) delete bindings[k];
   const workers = [
@@ -71,18 +74,24 @@ export async function startWorker({ vars = {}, vectorize = false, ai = false, ou
       bindings,
       serviceBindings: {
         ...(vectorize ? { VECTORS: "vectorize-standin" } : {}),
+        ...Object.fromEntries(shardIndexes.map((b) => [`VECTORS_${b}`, `vectorize-standin-${b}`])),
         ...(ai ? { AI: "ai-standin" } : {}),
       },
       ...(outbound ? { outboundService: outbound } : {}),
     },
   ];
   const shared = persist ? { d1Persist: persist } : {};
-  for (const [wanted, name] of [[vectorize, "vectorize-standin"], [ai, "ai-standin"]]) {
+  const standins = [
+    [vectorize, "vectorize-standin", "vectorize-standin"],
+    [ai, "ai-standin", "ai-standin"],
+    ...shardIndexes.map((b) => [true, `vectorize-standin-${b}`, "vectorize-standin"]),
+  ];
+  for (const [wanted, name, script] of standins) {
     if (!wanted) continue;
     workers.push({
       name,
       modules: true,
-      scriptPath: path.join(root, `tests/worker/${name}.mjs`),
+      scriptPath: path.join(root, `tests/worker/${script}.mjs`),
       compatibilityDate: COMPAT_DATE,
     });
   }

@@ -151,6 +151,30 @@ describe("two shards", () => {
   });
 });
 
+test("Vectorize: a shard's own VECTORS_<binding> holds its NPCs' vectors, DB's the shared VECTORS", async () => {
+  const w = await startWorker({ shards: ["DB_1"], database: "indexes", vectorize: "per-shard" });
+  try {
+    const npcids = Array.from({ length: 8 }, (_, i) => `vz-${i}`);
+    const tokens = {};
+    for (const id of npcids) tokens[id] = await populate(w, id);
+    const namespaces = async (name) => new Set((await w.standin("/dump", name)).vectors.map((v) => v.namespace));
+    const shared = await namespaces("vectorize-standin");
+    const own = await namespaces("vectorize-standin-DB_1");
+    const homes = {};
+    for (const id of npcids) {
+      homes[id] = Object.keys(await rowsOf(w, id))[0];
+      const [mine, other] = homes[id] === "DB_1" ? [own, shared] : [shared, own];
+      assert.ok(mine.has(id), `${id} (${homes[id]}): no vectors in its index`);
+      assert.ok(!other.has(id), `${id} (${homes[id]}): vectors in the other index`);
+      const res = await w.retrieval(`Bearer ${tokens[id]}`, { query: "乌龙茶" });
+      assert.equal(res.status, 200);
+    }
+    assert.deepEqual(new Set(Object.values(homes)), new Set(["DB", "DB_1"]), JSON.stringify(homes));
+  } finally {
+    await w.dispose();
+  }
+});
+
 test("a pin keeps an NPC in the database it names", async () => {
   // Which npcid hashes to DB_1 is the core's business: find one, then pin it to DB.
   const probe = await startWorker({ shards: ["DB_1"], database: "pin-probe" });

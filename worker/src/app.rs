@@ -2,7 +2,8 @@
 //!
 //! - store: D1 (`DB`), always; with `HIPPO_SHARDS` (e.g. `DB,DB_1`), one D1 database per shard
 //!   and each NPC in the one [`ShardMap`] routes it to (docs/SCALING.md);
-//! - vectors: Vectorize (`VECTORS`) when bound, else the D1-backed index (of the NPC's shard);
+//! - vectors: Vectorize (`VECTORS`, or a shard's own `VECTORS_<binding>`) when bound, else the
+//!   D1-backed index (of the NPC's shard);
 //! - embedder: built-in, OpenAI-compatible, or Workers AI (`HIPPO_EMBED`);
 //! - LLM: OpenAI-compatible (`HIPPO_LLM_URL`), Workers AI (`HIPPO_LLM_MODEL=@cf/…`), or none
 //!   (the built-in extractor and summarizer serve);
@@ -62,10 +63,24 @@ pub fn database(env: &Env, binding: &str) -> Result<Db, HttpError> {
 /// A store and the vector index that goes with it.
 type Storage = (Rc<dyn Store>, Rc<dyn VectorIndex>);
 
+/// The Vectorize index of a shard: its own `VECTORS_<binding>` when bound (one index holds
+/// ~10M vectors, docs/SCALING.md), else the shared `VECTORS`.
+fn vectorize_of(env: &Env, shard: &str) -> Option<Vectorize> {
+    let own = (shard != DB_BINDING)
+        .then(|| Vectorize::from_env(env, &format!("{VECTORS_BINDING}_{shard}")))
+        .flatten();
+    own.or_else(|| Vectorize::from_env(env, VECTORS_BINDING))
+}
+
 /// The store and vector index of one shard's database.
-fn shard_ports(env: &Env, db: Db, memory_cache: Option<Rc<RefCell<MemoryCache>>>) -> Storage {
+fn shard_ports(
+    env: &Env,
+    shard: &str,
+    db: Db,
+    memory_cache: Option<Rc<RefCell<MemoryCache>>>,
+) -> Storage {
     // What this request reads of the shard, shared by its store and its D1 vector index.
-    let vectorize = Vectorize::from_env(env, VECTORS_BINDING);
+    let vectorize = vectorize_of(env, shard);
     let request = Rc::new(match vectorize {
         Some(_) => RequestState::default(),
         None => RequestState::with_d1_vectors(),
@@ -88,7 +103,7 @@ fn storage(
     let mut stores = Vec::new();
     let mut indexes = Vec::new();
     for name in shards.names() {
-        let (store, vectors) = shard_ports(env, database(env, name)?, memory_cache.clone());
+        let (store, vectors) = shard_ports(env, name, database(env, name)?, memory_cache.clone());
         stores.push(store);
         indexes.push(vectors);
     }
