@@ -47,6 +47,33 @@ impl ShardedStore {
     fn settings(&self) -> &dyn Store {
         &*self.shards[0]
     }
+
+    /// The first `limit` NPCs after `after` that `shard` holds and is routed: copies routed
+    /// elsewhere are skipped, reading on past them (a page of copies alone would otherwise
+    /// hide the shard's next NPCs behind another shard's later ones).
+    async fn routed_page(
+        &self,
+        shard: usize,
+        after: Option<&str>,
+        limit: usize,
+    ) -> PortResult<Vec<Npc>> {
+        let mut routed = Vec::new();
+        let mut cursor = after.map(str::to_string);
+        loop {
+            let page = self.shards[shard]
+                .list_npcs(cursor.as_deref(), limit)
+                .await?;
+            let more = page.len() == limit && limit > 0;
+            cursor = page.last().map(|n| n.npcid.clone());
+            routed.extend(
+                page.into_iter()
+                    .filter(|n| self.map.shard_of(&n.npcid) == shard),
+            );
+            if !more || routed.len() >= limit {
+                return Ok(routed);
+            }
+        }
+    }
 }
 
 #[async_trait(?Send)]
@@ -57,18 +84,14 @@ impl Store for ShardedStore {
     async fn npc(&self, npcid: &str) -> PortResult<Option<Npc>> {
         self.of(npcid).npc(npcid).await
     }
-    /// Each shard's first `limit` after `after`, merged by npcid: the first `limit` of the
+    /// Each shard's first `limit` NPCs after `after`, merged by npcid: the first `limit` of the
     /// union is among them. An NPC is listed only from the shard it is routed to (a copy a
     /// migration has not yet removed is not a second NPC).
     async fn list_npcs(&self, after: Option<&str>, limit: usize) -> PortResult<Vec<Npc>> {
-        let pages = join_all(self.shards.iter().map(|s| s.list_npcs(after, limit))).await;
+        let pages = (0..self.shards.len()).map(|shard| self.routed_page(shard, after, limit));
         let mut all = Vec::new();
-        for (shard, page) in pages.into_iter().enumerate() {
-            all.extend(
-                page?
-                    .into_iter()
-                    .filter(|n| self.map.shard_of(&n.npcid) == shard),
-            );
+        for page in join_all(pages).await {
+            all.extend(page?);
         }
         all.sort_by(|a, b| a.npcid.cmp(&b.npcid));
         all.truncate(limit);
