@@ -101,6 +101,15 @@ dev: setup
 test-worker: worker worker-test pkg
 	cargo test -p hippo-worker
 	node --test --test-concurrency=1 tests/worker/
+
+# The suites that see D1 only through the Worker, again with every NPC routed over two D1
+# databases (HIPPO_TEST_SHARDS: DB and DB_1, docs/SCALING.md). The other suites read or fault
+# DB directly by SQL, which misses the NPCs that live in DB_1.
+.PHONY: test-worker-sharded
+test-worker-sharded: worker-test
+	HIPPO_TEST_SHARDS=DB_1 node --test --test-concurrency=1 tests/worker/api.test.mjs \
+	  tests/worker/mcp.test.mjs tests/worker/routes.test.mjs tests/worker/store.test.mjs \
+	  tests/worker/shards.test.mjs tests/security/
 # --- end worker ---
 
 # --- npm ---
@@ -160,6 +169,17 @@ SOAK_SECONDS ?= 300
 soak: worker-test
 	SOAK_SECONDS=$(SOAK_SECONDS) node tests/reliability/soak.mjs
 # --- end reliability ---
+
+# docs/SCALING.md: bytes per stored record on a local D1 (a year of daily conversation from
+# `hippo-bench year --export`, imported through the Worker in Miniflare, sized by SQLite's
+# dbstat) and the schema's cost in a Durable Object per NPC.
+SCALING_DIR ?= target/scaling
+.PHONY: scaling
+scaling: worker-test
+	cargo build --profile bench-fast --bin hippo-bench
+	mkdir -p $(SCALING_DIR)
+	./target/bench-fast/hippo-bench year --seeds 1 --export $(SCALING_DIR)
+	node tests/worker/scaling.mjs $(SCALING_DIR)
 
 # Load on the real local Worker (`wrangler dev`): memory_retrieval on a 10k-memory NPC and
 # PUT /api/pkg at 16 clients, with same-run baselines (see docs/BENCHMARKS.md, "Worker").

@@ -44,14 +44,24 @@ async function migrate(db) {
 /**
  * Starts the Worker. Options:
  * - vars: extra vars (HIPPO_ADMIN_TOKEN defaults to ADMIN; pass null to leave it unset);
- * - vectorize: bind VECTORS to the stand-in Worker of vectorize-standin.mjs;
+ * - vectorize: bind VECTORS to the stand-in Worker of vectorize-standin.mjs; `"per-shard"`:
+ *   also each shard's own VECTORS_<binding>, a stand-in of its own (`standin(p, name)` with
+ *   name `vectorize-standin-<binding>`);
  * - ai: bind AI to the stand-in Worker of ai-standin.mjs;
  * - outbound: a function (Request) => Response for the Worker's outbound fetch;
  * - persist: a directory keeping the D1 database between runs (benchmarks);
- * - database: the D1 database id (wrangler's local state keys databases by it).
+ * - database: the D1 database id (wrangler's local state keys databases by it);
+ * - shards: more D1 bindings (e.g. ["DB_1"]), each its own migrated database, listed after DB
+ *   in HIPPO_SHARDS (docs/SCALING.md); `dbs` maps every binding to its database. Default: the
+ *   comma-separated HIPPO_TEST_SHARDS of the environment (`make test-worker-sharded` runs
+ *   whole suites over two databases that way), else none.
  */
-export async function startWorker({ vars = {}, vectorize = false, ai = false, outbound, persist, database = "hippo-test" } = {}) {
-  const bindings = { HIPPO_ADMIN_TOKEN: ADMIN, HIPPO_TEST_HOOKS: "1", ...vars };
+const envShards = (process.env.HIPPO_TEST_SHARDS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+
+export async function startWorker({ vars = {}, vectorize = false, ai = false, outbound, persist, database = "hippo-test", shards = envShards } = {}) {
+  const sharding = shards.length ? { HIPPO_SHARDS: ["DB", ...shards].join(",") } : {};
+  const shardIndexes = vectorize === "per-shard" ? shards : [];
+  const bindings = { HIPPO_ADMIN_TOKEN: ADMIN, HIPPO_TEST_HOOKS: "1", ...sharding, ...vars };
   for (const [k, v] of Object.entries(bindings)) if (v === null) delete bindings[k];
   const workers = [
     {
@@ -60,33 +70,44 @@ export async function startWorker({ vars = {}, vectorize = false, ai = false, ou
       scriptPath: path.join(BUILD, "index.js"),
       modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
       compatibilityDate: COMPAT_DATE,
-      d1Databases: { DB: database },
+      d1Databases: { DB: database, ...Object.fromEntries(shards.map((b) => [b, `${database}-${b}`])) },
       bindings,
       serviceBindings: {
         ...(vectorize ? { VECTORS: "vectorize-standin" } : {}),
+        ...Object.fromEntries(shardIndexes.map((b) => [`VECTORS_${b}`, `vectorize-standin-${b}`])),
         ...(ai ? { AI: "ai-standin" } : {}),
       },
       ...(outbound ? { outboundService: outbound } : {}),
     },
   ];
   const shared = persist ? { d1Persist: persist } : {};
-  for (const [wanted, name] of [[vectorize, "vectorize-standin"], [ai, "ai-standin"]]) {
+  const standins = [
+    [vectorize, "vectorize-standin", "vectorize-standin"],
+    [ai, "ai-standin", "ai-standin"],
+    ...shardIndexes.map((b) => [true, `vectorize-standin-${b}`, "vectorize-standin"]),
+  ];
+  for (const [wanted, name, script] of standins) {
     if (!wanted) continue;
     workers.push({
       name,
       modules: true,
-      scriptPath: path.join(root, `tests/worker/${name}.mjs`),
+      scriptPath: path.join(root, `tests/worker/${script}.mjs`),
       compatibilityDate: COMPAT_DATE,
     });
   }
   const mf = new Miniflare({ workers, ...shared });
   // Miniflare also serves the Worker over HTTP on loopback (the dashboard's browser test).
   const url = await mf.ready;
-  const db = await mf.getD1Database("DB");
-  const migrated = await db
-    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'npcs'")
-    .first();
-  if (!migrated) await migrate(db);
+  const dbs = {};
+  for (const binding of ["DB", ...shards]) {
+    const each = await mf.getD1Database(binding);
+    const migrated = await each
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'npcs'")
+      .first();
+    if (!migrated) await migrate(each);
+    dbs[binding] = each;
+  }
+  const db = dbs.DB;
   const call = (p, init = {}) => mf.dispatchFetch(`http://hippo.test${p}`, init);
   const admin = (method, p, body, headers = {}) =>
     call(p, {
@@ -101,6 +122,7 @@ export async function startWorker({ vars = {}, vectorize = false, ai = false, ou
   return {
     mf,
     db,
+    dbs,
     url,
     call,
     admin,

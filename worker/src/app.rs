@@ -1,7 +1,9 @@
 //! Wiring: the ports of one request (or cron run), chosen from the bindings and vars.
 //!
-//! - store: D1 (`DB`), always;
-//! - vectors: Vectorize (`VECTORS`) when bound, else the D1-backed index;
+//! - store: D1 (`DB`), always; with `HIPPO_SHARDS` (e.g. `DB,DB_1`), one D1 database per shard
+//!   and each NPC in the one [`ShardMap`] routes it to (docs/SCALING.md);
+//! - vectors: Vectorize (`VECTORS`, or a shard's own `VECTORS_<binding>`) when bound, else the
+//!   D1-backed index (of the NPC's shard);
 //! - embedder: built-in, OpenAI-compatible, or Workers AI (`HIPPO_EMBED`);
 //! - LLM: OpenAI-compatible (`HIPPO_LLM_URL`), Workers AI (`HIPPO_LLM_MODEL=@cf/…`), or none
 //!   (the built-in extractor and summarizer serve);
@@ -15,17 +17,18 @@ use crate::net::fetch::{FetchClient, RetryOnce};
 use crate::net::workers_ai::{WorkersAi, WorkersAiLlm};
 use crate::vectorize::{Vectorize, VectorizeIndex};
 use hippo::engine::Ports;
-use hippo::ports::{Clock, Embedder, HttpClient, Llm, VectorIndex};
+use hippo::ports::{Clock, Embedder, HttpClient, Llm, Store, VectorIndex};
 use hippo::retrieval::embed::BuiltinEmbedder;
 use hippo::retrieval::embed_cache::EmbeddingCache;
 use hippo::retrieval::model_embed::OpenAiEmbedder;
+use hippo::store::{ShardMap, ShardedStore, ShardedVectorIndex};
 use hippo::time::Timestamp;
 use hippo::Hippo;
 use std::cell::RefCell;
 use std::rc::Rc;
 use worker::Env;
 
-pub const DB_BINDING: &str = "DB";
+pub const DB_BINDING: &str = hippo::store::shard::DEFAULT_SHARD;
 pub const VECTORS_BINDING: &str = "VECTORS";
 pub const AI_BINDING: &str = "AI";
 
@@ -44,10 +47,74 @@ impl Clock for SystemClock {
     }
 }
 
-fn database(env: &Env) -> Result<Db, HttpError> {
-    Ok(Rc::new(env.d1(DB_BINDING).map_err(|_| {
-        not_configured("the D1 binding DB is missing (see wrangler.toml)")
+/// The D1 database bound as `binding`.
+pub fn database(env: &Env, binding: &str) -> Result<Db, HttpError> {
+    Ok(Rc::new(env.d1(binding).map_err(|_| {
+        not_configured(if binding == DB_BINDING {
+            "the D1 binding DB is missing (see wrangler.toml)".to_string()
+        } else {
+            format!(
+                "the D1 binding {binding}, listed in HIPPO_SHARDS, is missing (see wrangler.toml)"
+            )
+        })
     })?))
+}
+
+/// A store and the vector index that goes with it.
+type Storage = (Rc<dyn Store>, Rc<dyn VectorIndex>);
+
+/// The Vectorize index of a shard: its own `VECTORS_<binding>` when bound (one index holds
+/// ~10M vectors, docs/SCALING.md), else the shared `VECTORS`.
+fn vectorize_of(env: &Env, shard: &str) -> Option<Vectorize> {
+    let own = (shard != DB_BINDING)
+        .then(|| Vectorize::from_env(env, &format!("{VECTORS_BINDING}_{shard}")))
+        .flatten();
+    own.or_else(|| Vectorize::from_env(env, VECTORS_BINDING))
+}
+
+/// The store and vector index of one shard's database.
+fn shard_ports(
+    env: &Env,
+    shard: &str,
+    db: Db,
+    memory_cache: Option<Rc<RefCell<MemoryCache>>>,
+) -> Storage {
+    // What this request reads of the shard, shared by its store and its D1 vector index.
+    let vectorize = vectorize_of(env, shard);
+    let request = Rc::new(match vectorize {
+        Some(_) => RequestState::default(),
+        None => RequestState::with_d1_vectors(),
+    });
+    let store = Rc::new(D1Store::new(db.clone(), memory_cache, request.clone()));
+    let vectors: Rc<dyn VectorIndex> = match vectorize {
+        Some(vectorize) => Rc::new(VectorizeIndex::new(vectorize, db)),
+        None => Rc::new(D1VectorIndex::new(db, request)),
+    };
+    (store, vectors)
+}
+
+/// The store and vector index of a request: the one database's, or one per shard behind the
+/// core's router. One shard (no `HIPPO_SHARDS`) is exactly the single-database deployment.
+fn storage(
+    env: &Env,
+    shards: &ShardMap,
+    memory_cache: Option<Rc<RefCell<MemoryCache>>>,
+) -> Result<Storage, HttpError> {
+    let mut stores = Vec::new();
+    let mut indexes = Vec::new();
+    for name in shards.names() {
+        let (store, vectors) = shard_ports(env, name, database(env, name)?, memory_cache.clone());
+        stores.push(store);
+        indexes.push(vectors);
+    }
+    if let ([store], [vectors]) = (stores.as_slice(), indexes.as_slice()) {
+        return Ok((store.clone(), vectors.clone()));
+    }
+    let internal = |e: hippo::error::PortError| HttpError::internal(e.to_string());
+    Ok((
+        Rc::new(ShardedStore::new(shards.clone(), stores).map_err(internal)?),
+        Rc::new(ShardedVectorIndex::new(shards.clone(), indexes).map_err(internal)?),
+    ))
 }
 
 /// What a request handler works with.
@@ -79,21 +146,10 @@ impl App {
         config: Config,
         memory_cache: Option<Rc<RefCell<MemoryCache>>>,
     ) -> Result<App, HttpError> {
-        let db = database(env)?;
+        let (store, vectors) = storage(env, &config.shards, memory_cache)?;
         // The chat client retries by itself; the embedders get the retrying client.
         let http: Rc<dyn HttpClient> = Rc::new(FetchClient);
         let retrying_http: Rc<dyn HttpClient> = Rc::new(RetryOnce::new(FetchClient));
-        // What this request reads of D1, shared by its store and its D1 vector index.
-        let vectorize = Vectorize::from_env(env, VECTORS_BINDING);
-        let request = Rc::new(match vectorize {
-            Some(_) => RequestState::default(),
-            None => RequestState::with_d1_vectors(),
-        });
-        let store = D1Store::new(db.clone(), memory_cache, request.clone());
-        let vectors: Rc<dyn VectorIndex> = match vectorize {
-            Some(vectorize) => Rc::new(VectorizeIndex::new(vectorize, db.clone())),
-            None => Rc::new(D1VectorIndex::new(db.clone(), request)),
-        };
         let ai = || {
             WorkersAi::from_env(env, AI_BINDING)
                 .ok_or_else(|| not_configured("the Workers AI binding AI is missing"))
@@ -117,7 +173,7 @@ impl App {
             Some(LlmChoice::WorkersAi { model }) => Some(Rc::new(WorkersAiLlm::new(ai()?, model))),
         };
         let ports = Ports {
-            store: Rc::new(store),
+            store,
             vectors,
             embedder,
             llm,
@@ -128,11 +184,6 @@ impl App {
             hippo: Hippo::new(ports).with_embedding_cache(EMBEDDINGS.with(Rc::clone)),
             env: env.clone(),
         })
-    }
-
-    /// The D1 database, for what works below the ports (test hooks).
-    pub fn db(&self) -> Result<Db, HttpError> {
-        database(&self.env)
     }
 
     /// The app of a request: configuration errors are 503s naming what to fix.

@@ -4,6 +4,7 @@
 //! [`Config::from_env`] is the only part that touches the runtime.
 
 use hippo::retrieval::model_embed::{parse_model, ModelConfig, OpenAiEmbedConfig};
+use hippo::store::ShardMap;
 
 /// Which embedder serves.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,6 +40,9 @@ pub struct Config {
     pub llm_timeout_ms: u32,
     /// `HIPPO_TEST_HOOKS=1` exposes `/__test/*` routes (tests only; never in production).
     pub test_hooks: bool,
+    /// `HIPPO_SHARDS` (D1 bindings, `DB` first) and `HIPPO_SHARD_MAP` (pins): which database
+    /// holds each NPC. Unset: `DB` alone.
+    pub shards: ShardMap,
 }
 
 pub const DEFAULT_WORKERS_AI_EMBED_MODEL: &str = "@cf/baai/bge-m3";
@@ -107,12 +111,17 @@ impl Config {
                 format!("HIPPO_LLM_TIMEOUT_MS must be a positive integer, got {ms:?}")
             })?,
         };
+        let shards = ShardMap::parse(
+            var("HIPPO_SHARDS").as_deref(),
+            var("HIPPO_SHARD_MAP").as_deref(),
+        )?;
         Ok(Config {
             admin_token: admin_token(raw),
             embed,
             llm,
             llm_timeout_ms,
             test_hooks: test_hooks(raw),
+            shards,
         })
     }
 
@@ -157,6 +166,17 @@ mod tests {
         assert_eq!(c.embed, EmbedChoice::Builtin);
         assert_eq!(c.llm, None);
         assert!(!c.test_hooks);
+        assert_eq!(c.shards, ShardMap::single());
+    }
+
+    #[test]
+    fn shards_come_from_their_vars() {
+        let c = parse(&[("HIPPO_SHARDS", "DB, DB_1")], false).unwrap();
+        assert_eq!(c.shards.names(), ["DB", "DB_1"]);
+        let err = parse(&[("HIPPO_SHARDS", "DB_1")], false).unwrap_err();
+        assert!(err.contains("HIPPO_SHARDS"), "{err}");
+        let err = parse(&[("HIPPO_SHARD_MAP", "{\"a\": \"DB_2\"}")], false).unwrap_err();
+        assert!(err.contains("HIPPO_SHARD_MAP"), "{err}");
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! `hippo-bench year [--days N] [--seed N] [--seeds N] [--show] [--latency [--sessions N] [--typed N]] [--json]`:
+//! `hippo-bench year [--days N] [--seed N] [--seeds N] [--show] [--latency [--sessions N] [--typed N]] [--json] [--export DIR]`:
 //! a year of daily conversation per language (one NPC each, English and Chinese), generated
 //! from a seed: every day one session of 4–10 turns of everyday filler at 18:00–21:00; 60 facts
 //! per language, each stated once on its day (5 per month of age, 1 to 12 months before the
@@ -20,6 +20,10 @@
 //! holding only `--typed` (default 10,000) typed memories added with `add_memories` — the
 //! store before verbatim turns were kept. Each question is timed three times on each NPC, the
 //! two in turn (so the machine's load weighs on both alike), fastest kept.
+//!
+//! `--export DIR`: the first seed's NPC of each language after the year, as the export document
+//! (`DIR/year-en.json`, `DIR/year-zh.json`): what docs/SCALING.md imports into a local D1 to
+//! measure bytes per stored record.
 
 use crate::args::Args;
 use crate::corpus::{self, Rng};
@@ -583,6 +587,13 @@ pub fn run(args: &Args) -> Result<(), String> {
             evaluate(lang, &year, show, &mut recall)?;
             let found = recall.buckets.iter().map(|b| b.2).sum::<usize>() - found_before;
             let sizes = store_size(&year.store, &year.npcid)?;
+            if let Some(dir) = args.value("export").filter(|_| per_seed.is_empty()) {
+                let doc =
+                    block_on(year.hippo.export_npc(&year.npcid)).map_err(|e| e.to_string())?;
+                let path = std::path::Path::new(dir).join(format!("year-{}.json", lang.code));
+                let text = serde_json::to_string(&doc).map_err(|e| e.to_string())?;
+                std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+            }
             per_seed.push(format!(
                 "     seed {seed}: r@10 {:.3}; {} turns; stored {}; played and asked in {:.0} s",
                 found as f64 / year.placed.len() as f64,

@@ -11,21 +11,23 @@ mod memory_sync;
 use crate::app::App;
 use crate::d1::D1Store;
 use crate::error::HttpError;
-use crate::http::body::{self, API_LIMIT};
+use crate::http::body::{self, query_pairs, API_LIMIT};
 use crate::http::routes::Op;
 use crate::net::fetch::FetchClient;
 use hippo::error::PortError;
-use hippo::ports::{HttpClient, HttpRequest};
+use hippo::ports::{HttpClient, HttpRequest, Store};
 use hippo::store::suite::{run_store_suite, run_vector_suite};
+use hippo::store::ShardedStore;
 use serde::Deserialize;
 use serde_json::{json, Value};
+use std::rc::Rc;
 use worker::{Request, Response};
 
 /// Serves one `/__test/*` route (access was checked by the caller).
 pub async fn serve(op: Op, req: &mut Request, app: &App) -> Result<Response, HttpError> {
     let answer = match op {
-        Op::StoreSuite => store_suite(app).await,
-        Op::MemorySync => memory_sync(app).await,
+        Op::StoreSuite => store_suite(app, shard_param(req)?.as_deref()).await,
+        Op::MemorySync => memory_sync(app, shard_param(req)?.as_deref()).await,
         Op::VectorSuite => vector_suite(app).await,
         Op::FetchProbe => {
             let bytes = body::read_limited(req, API_LIMIT).await?;
@@ -58,29 +60,60 @@ fn run_prefix(kind: &str) -> String {
     )
 }
 
-/// The core's backend suite against the Worker's store (D1): as the routes run it (memories
-/// read through the isolate's copy), and with every memory read in SQL.
-pub async fn store_suite(app: &App) -> Value {
-    let store = app.hippo.ports().store.clone();
-    let mut cases: Vec<(String, Result<(), String>)> = Vec::new();
-    for (name, result) in run_store_suite(&*store, &run_prefix("s")).await {
-        cases.push((format!("cached/{name}"), result));
+/// `?shard=<binding>`: run on that shard's database alone (absent: the deployment's store).
+fn shard_param(req: &Request) -> Result<Option<String>, HttpError> {
+    Ok(hippo::api::param(&query_pairs(req)?, "shard").map(str::to_string))
+}
+
+/// The store with every memory read in SQL, of one shard or of the deployment.
+fn sql_only(app: &App, shard: Option<&str>) -> Result<Rc<dyn Store>, HttpError> {
+    let names: Vec<String> = match shard {
+        Some(name) => vec![name.to_string()],
+        None => app.config.shards.names().to_vec(),
+    };
+    let mut stores: Vec<Rc<dyn Store>> = Vec::new();
+    for name in &names {
+        let db = crate::app::database(&app.env, name)?;
+        stores.push(Rc::new(D1Store::new(db, None, Default::default())));
     }
-    match app.db() {
-        Ok(db) => {
-            let sql_only = D1Store::new(db, None, Default::default());
-            for (name, result) in run_store_suite(&sql_only, &run_prefix("s")).await {
-                cases.push((format!("sql/{name}"), result));
+    if stores.len() == 1 {
+        return Ok(stores.remove(0));
+    }
+    let sharded = ShardedStore::new(app.config.shards.clone(), stores)
+        .map_err(|e| HttpError::internal(e.to_string()))?;
+    Ok(Rc::new(sharded))
+}
+
+/// The core's backend suite against the Worker's store (D1): as the routes run it (memories
+/// read through the isolate's copy), and with every memory read in SQL. `shard`: against that
+/// shard's database alone; otherwise against the deployment's (sharded) store.
+pub async fn store_suite(app: &App, shard: Option<&str>) -> Value {
+    let mut cases: Vec<(String, Result<(), String>)> = Vec::new();
+    let cached: Result<Rc<dyn Store>, HttpError> = match shard {
+        None => Ok(app.hippo.ports().store.clone()),
+        Some(name) => crate::app::database(&app.env, name).map(|db| {
+            let isolate = Some(crate::d1::memory_cache::isolate());
+            Rc::new(D1Store::new(db, isolate, Default::default())) as Rc<dyn Store>
+        }),
+    };
+    for (variant, store) in [("cached", cached), ("sql", sql_only(app, shard))] {
+        match store {
+            Ok(store) => {
+                for (name, result) in run_store_suite(&*store, &run_prefix("s")).await {
+                    cases.push((format!("{variant}/{name}"), result));
+                }
             }
+            Err(err) => cases.push((variant.into(), Err(err.message))),
         }
-        Err(err) => cases.push(("sql".into(), Err(err.message))),
     }
     report(cases)
 }
 
-/// Isolates' copies of memories against SQL, across writes of other isolates.
-pub async fn memory_sync(app: &App) -> Value {
-    let cases = match app.db() {
+/// Isolates' copies of memories against SQL, across writes of other isolates, in the default
+/// database or in `shard`'s.
+pub async fn memory_sync(app: &App, shard: Option<&str>) -> Value {
+    let db = crate::app::database(&app.env, shard.unwrap_or(crate::app::DB_BINDING));
+    let cases = match db {
         Ok(db) => memory_sync::run(db, &run_prefix("m")).await,
         Err(err) => vec![("setup".into(), Err(err.message))],
     };
