@@ -35,9 +35,10 @@ export function splitSql(sql) {
 async function migrate(db) {
   const dir = path.join(root, "migrations");
   for (const file of readdirSync(dir).filter((f) => f.endsWith(".sql")).sort()) {
-    for (const statement of splitSql(readFileSync(path.join(dir, file), "utf8"))) {
-      await db.prepare(statement).run();
-    }
+    // One batch per file: each call crosses Miniflare's synchronous D1 proxy, which under load
+    // has failed its own assertion (a reply not yet on the port) on startup's many small calls.
+    const statements = splitSql(readFileSync(path.join(dir, file), "utf8"));
+    await db.batch(statements.map((statement) => db.prepare(statement)));
   }
 }
 
