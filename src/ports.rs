@@ -292,6 +292,18 @@ pub trait Store {
         query: &LexicalQuery,
         limit: usize,
     ) -> PortResult<Vec<(String, f64)>>;
+    /// [`Store::lexical_search`] for conflict resolution, which asks once per new memory: a
+    /// backend may bound its cost by the store's size (the in-memory store reads at most
+    /// the latest postings of a common term), as long as a document that shares the query's
+    /// rarer terms is still found. By default the full search.
+    async fn lexical_near(
+        &self,
+        npcid: &str,
+        query: &LexicalQuery,
+        limit: usize,
+    ) -> PortResult<Vec<(String, f64)>> {
+        self.lexical_search(npcid, query, limit).await
+    }
     /// Corpus statistics for BM25 over the NPC's lexical documents (memories and content
     /// chunks): document count, average length, and the document frequency of each term.
     async fn term_stats(&self, npcid: &str, terms: &[String]) -> PortResult<CorpusStats>;
@@ -348,6 +360,20 @@ pub trait VectorIndex {
         top_k: usize,
         filter: &VectorFilter,
     ) -> PortResult<Vec<(String, f32)>>;
+    /// [`VectorIndex::query`] for conflict resolution, which asks once per new memory with
+    /// one collection and one type: an index may answer from the part of its vectors near
+    /// the query (the in-memory index partitions a large NPC's vectors of one type into
+    /// cells), finding near-duplicates but not promising the exact `top_k`. By default the
+    /// exact query.
+    async fn query_near(
+        &self,
+        npcid: &str,
+        vector: &[f32],
+        top_k: usize,
+        filter: &VectorFilter,
+    ) -> PortResult<Vec<(String, f32)>> {
+        self.query(npcid, vector, top_k, filter).await
+    }
     async fn delete(&self, npcid: &str, ids: &[String]) -> PortResult<()>;
     async fn delete_npc(&self, npcid: &str) -> PortResult<()>;
 }

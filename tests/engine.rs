@@ -192,6 +192,67 @@ fn conversation_appends_are_idempotent_per_session_and_index() {
     );
 }
 
+/// Conflict resolution reads a partition of a large NPC's vectors and only the rarer words of
+/// its lexical index (`VectorIndex::query_near`, `Store::lexical_near`): buried under more
+/// same-type memories than either reads whole, a restatement still reinforces and a new value
+/// of a slot still supersedes, in both languages.
+#[test]
+fn conflicts_are_found_in_a_large_store() {
+    let w = world();
+    npc(&w, "big", json!({}));
+    let stored = [
+        "The user loves spicy hot pot",
+        "用户喜欢吃辣的火锅",
+        "User lives in Berlin",
+        "用户住在北京",
+    ];
+    let kept = add(
+        &w,
+        "big",
+        json!(stored
+            .iter()
+            .map(|s| json!({"summary": s, "type": "profile"}))
+            .collect::<Vec<_>>()),
+    );
+    // More profile memories than the partition's and the lexical cut's thresholds, all with
+    // "user" / "用户".
+    for call in 0..12 {
+        let filler: Vec<_> = (0..100)
+            .map(|i| {
+                let n = call * 100 + i;
+                let summary = if n % 2 == 0 {
+                    format!(
+                        "The user read book {n} about topic {} on trip {}",
+                        n % 37,
+                        n % 11
+                    )
+                } else {
+                    format!("用户在第{n}天去了{}号公园散步", n % 29)
+                };
+                json!({"summary": summary, "type": "profile"})
+            })
+            .collect();
+        add(&w, "big", json!(filler));
+    }
+    let cases = [
+        ("The user really loves spicy hot pot.", "reinforced", 0),
+        ("用户很喜欢吃辣的火锅", "reinforced", 1),
+        ("user lives in berlin!", "reinforced", 2),
+        ("User lives in Bangkok", "superseded", 2),
+        ("用户住在上海", "superseded", 3),
+    ];
+    for (summary, action, old) in cases {
+        let got = add(&w, "big", json!([{"summary": summary, "type": "profile"}]));
+        let result = &got.results[0];
+        assert_eq!(result.action, action, "{summary}");
+        let old_id = kept.results[old].id.as_str();
+        match action {
+            "reinforced" => assert_eq!(result.id, old_id, "{summary}"),
+            _ => assert_eq!(result.supersedes.as_deref(), Some(old_id), "{summary}"),
+        }
+    }
+}
+
 #[test]
 fn duplicates_reinforce_and_new_values_supersede() {
     let w = world();

@@ -6,7 +6,7 @@ use super::new_memory::{fit_keywords, NewMemory};
 use super::Hippo;
 use crate::api::AddMemoryResult;
 use crate::error::{Error, Result};
-use crate::memory::conflict::{self, Decision, Verdict};
+use crate::memory::conflict::{self, normalize_text, Decision, Verdict};
 use crate::memory::strength::reinforce_on_encounter;
 use crate::memory::{Collection, Memory};
 use crate::ports::{EmbedKind, LexicalQuery, VectorFilter, VectorItem, Write};
@@ -14,6 +14,7 @@ use crate::retrieval::embed::{cosine, same_words};
 use crate::retrieval::tokenize::tokenize_query;
 use crate::time::Timestamp;
 use indexmap::IndexMap;
+use std::collections::HashMap;
 
 /// How many similar memories conflict resolution compares a new one with.
 const CONFLICT_CANDIDATES: usize = 8;
@@ -72,8 +73,7 @@ impl Hippo {
         let thresholds = self.ports.embedder.thresholds();
         // Every memory this plan writes, latest version, in first-touched order.
         let mut touched: IndexMap<String, Memory> = IndexMap::new();
-        // Embeddings of memories known so far (planned or loaded), for similarity.
-        let mut known_vectors: IndexMap<String, Vec<f32>> = IndexMap::new();
+        let mut known = Known::default();
         let mut plan = MemoryPlan {
             embedding_error,
             ..MemoryPlan::default()
@@ -85,7 +85,7 @@ impl Hippo {
                 plan_insert(
                     &mut plan,
                     &mut touched,
-                    &mut known_vectors,
+                    &mut known.vectors,
                     item,
                     vector,
                     now,
@@ -93,13 +93,7 @@ impl Hippo {
                 continue;
             }
             let candidates = self
-                .conflict_candidates(
-                    npcid,
-                    &item,
-                    vector.as_deref(),
-                    &touched,
-                    &mut known_vectors,
-                )
+                .conflict_candidates(npcid, &item, vector.as_deref(), &touched, &mut known)
                 .await?;
             let refs: Vec<(&Memory, f32)> = candidates.iter().map(|(m, s)| (m, *s)).collect();
             let mut decision = conflict::decide(&item.summary, &refs, thresholds);
@@ -150,7 +144,7 @@ impl Hippo {
                 Decision::Insert | Decision::Ambiguous { .. } => plan_insert(
                     &mut plan,
                     &mut touched,
-                    &mut known_vectors,
+                    &mut known.vectors,
                     item,
                     vector,
                     now,
@@ -165,14 +159,18 @@ impl Hippo {
     }
 
     /// Same-type, live memories similar to `item`: the vector index's nearest, the lexical
-    /// index's best, and what this plan already wrote, each with its similarity.
+    /// index's best, and what this plan already wrote, each with its similarity. Only those
+    /// [`conflict::decide`] can pick are returned: the same normalised text, or a similarity
+    /// in the ambiguous band or above (decide takes the most similar, and below the band
+    /// anything is an insert), so a call of many memories neither clones nor normalises
+    /// every memory it touched for each new one.
     async fn conflict_candidates(
         &self,
         npcid: &str,
         item: &NewMemory,
         vector: Option<&[f32]>,
         touched: &IndexMap<String, Memory>,
-        known_vectors: &mut IndexMap<String, Vec<f32>>,
+        known: &mut Known,
     ) -> Result<Vec<(Memory, f32)>> {
         let mut sims: IndexMap<String, Option<f32>> = IndexMap::new();
         if let Some(v) = vector {
@@ -184,7 +182,7 @@ impl Hippo {
             if let Ok(hits) = self
                 .ports
                 .vectors
-                .query(npcid, v, CONFLICT_CANDIDATES, &filter)
+                .query_near(npcid, v, CONFLICT_CANDIDATES, &filter)
                 .await
             {
                 for (id, s) in hits {
@@ -199,7 +197,7 @@ impl Hippo {
         for (id, _) in self
             .ports
             .store
-            .lexical_search(npcid, &query, CONFLICT_CANDIDATES)
+            .lexical_near(npcid, &query, CONFLICT_CANDIDATES)
             .await?
         {
             sims.entry(id).or_insert(None);
@@ -209,18 +207,20 @@ impl Hippo {
             .filter(|id| !touched.contains_key(*id))
             .cloned()
             .collect();
-        let mut found: Vec<Memory> = self.ports.store.memories_by_id(npcid, &ids).await?;
-        found.extend(touched.values().cloned());
-        found.retain(|m| {
+        let same_kind = |m: &Memory| {
             m.collection == Collection::Memory
                 && m.memory_type == item.memory_type
                 && m.superseded_by.is_none()
-        });
+        };
+        let mut found: Vec<Memory> = self.ports.store.memories_by_id(npcid, &ids).await?;
+        found.retain(same_kind);
+        let planned: Vec<&Memory> = touched.values().filter(|m| same_kind(m)).collect();
         // Similarity for candidates the vector index did not score.
         let missing: Vec<&Memory> = found
             .iter()
+            .chain(planned.iter().copied())
             .filter(|m| {
-                sims.get(&m.id).copied().flatten().is_none() && !known_vectors.contains_key(&m.id)
+                sims.get(&m.id).copied().flatten().is_none() && !known.vectors.contains_key(&m.id)
             })
             .collect();
         if let (Some(_), false) = (vector, missing.is_empty()) {
@@ -230,22 +230,34 @@ impl Hippo {
                 .collect();
             if let Ok(vs) = self.ports.embedder.embed(EmbedKind::Document, &texts).await {
                 for (m, v) in missing.iter().zip(vs) {
-                    known_vectors.insert(m.id.clone(), v);
+                    known.vectors.insert(m.id.clone(), v);
                 }
             }
         }
-        Ok(found
-            .into_iter()
-            .map(|m| {
-                let sim = sims
-                    .get(&m.id)
-                    .copied()
-                    .flatten()
-                    .or_else(|| Some(cosine(vector?, known_vectors.get(&m.id)?)))
-                    .unwrap_or(0.0);
-                (m, sim)
-            })
-            .collect())
+        for m in &planned {
+            known.normalize(m);
+        }
+        let ambiguous = self.ports.embedder.thresholds().ambiguous;
+        let text = normalize_text(&item.summary);
+        let sim = |m: &Memory| {
+            sims.get(&m.id)
+                .copied()
+                .flatten()
+                .or_else(|| Some(cosine(vector?, known.vectors.get(&m.id)?)))
+                .unwrap_or(0.0)
+        };
+        let mut out = Vec::new();
+        for m in found.iter().chain(planned.iter().copied()) {
+            let s = sim(m);
+            let same_text = || match known.texts.get(&m.id) {
+                Some(normalized) => *normalized == text,
+                None => normalize_text(&m.summary) == text,
+            };
+            if s >= ambiguous || same_text() {
+                out.push((m.clone(), s));
+            }
+        }
+        Ok(out)
     }
 
     /// DUPLICATE / SUPERSEDES / DISTINCT for the ambiguous band: the LLM when configured
@@ -264,6 +276,23 @@ impl Hippo {
     /// a failure here leaves the memory findable lexically until `rebuild_vectors`.
     pub(crate) async fn upsert_vectors(&self, npcid: &str, vectors: Vec<VectorItem>) -> bool {
         vectors.is_empty() || self.ports.vectors.upsert(npcid, vectors).await.is_ok()
+    }
+}
+
+/// What a plan knows of the memories it compared so far: embeddings (planned or loaded,
+/// for similarity) and the normalised texts of those it wrote (for exact duplicates).
+#[derive(Default)]
+struct Known {
+    vectors: IndexMap<String, Vec<f32>>,
+    texts: HashMap<String, String>,
+}
+
+impl Known {
+    fn normalize(&mut self, memory: &Memory) {
+        if !self.texts.contains_key(&memory.id) {
+            let text = normalize_text(&memory.summary);
+            self.texts.insert(memory.id.clone(), text);
+        }
     }
 }
 

@@ -8,7 +8,7 @@ use crate::conversation::Turn;
 use crate::diary::DiaryEntry;
 use crate::error::PortError;
 use crate::memory::strength::boosted_importance;
-use crate::memory::Memory;
+use crate::memory::{Collection, Memory};
 use crate::npc::Npc;
 use crate::pkg::{PkgField, PkgSources, PkgValue};
 use crate::ports::*;
@@ -63,6 +63,12 @@ struct State {
     tokens: BTreeMap<String, TokenRecord>,
     meta: BTreeMap<String, String>,
 }
+
+/// The most memories a term may be in for a conflict look-up to read it
+/// ([`Store::lexical_near`]): "user" / "用户" are in most memories, and reading all of their
+/// postings made each new memory's look-up cost grow with the store. An NPC with at most this
+/// many memories is searched exactly as by `lexical_search`.
+pub const NEAR_MAX_DF: usize = 64;
 
 /// The snapshot header: magic bytes, then the format version (u32, little endian).
 const SNAPSHOT_MAGIC: &[u8; 8] = b"HIPPOST\0";
@@ -126,6 +132,21 @@ impl MemoryStore {
 
     fn bump(&self) {
         self.generation.set(self.generation.get() + 1);
+    }
+
+    /// A lexical search of the NPC's index: over-fetches, then keeps the asked collections.
+    fn search(
+        &self,
+        npcid: &str,
+        query: &LexicalQuery,
+        limit: usize,
+        search: impl FnOnce(&LexicalIndex, &[String], usize) -> Vec<(String, f64)>,
+    ) -> Vec<(String, f64)> {
+        self.read(npcid, |d| {
+            let hits = search(&d.lexical, &query.terms, limit.saturating_mul(2).max(limit));
+            d.in_collections(hits, &query.collections, limit)
+        })
+        .unwrap_or_default()
     }
 
     fn read<T>(&self, npcid: &str, f: impl FnOnce(&NpcData) -> T) -> Option<T> {
@@ -276,6 +297,25 @@ fn apply(state: &mut State, npcid: &str, write: Write) {
 }
 
 impl NpcData {
+    /// The first `limit` hits in `collections` (all when empty).
+    fn in_collections(
+        &self,
+        hits: Vec<(String, f64)>,
+        collections: &[Collection],
+        limit: usize,
+    ) -> Vec<(String, f64)> {
+        hits.into_iter()
+            .filter(|(id, _)| {
+                collections.is_empty()
+                    || self
+                        .memories
+                        .get(id)
+                        .is_some_and(|m| collections.contains(&m.collection))
+            })
+            .take(limit)
+            .collect()
+    }
+
     fn pkg_fields(&self) -> Vec<PkgField> {
         self.pkg
             .iter()
@@ -437,23 +477,20 @@ impl Store for MemoryStore {
         query: &LexicalQuery,
         limit: usize,
     ) -> PortResult<Vec<(String, f64)>> {
-        Ok(self
-            .read(npcid, |d| {
-                // Over-fetch, then keep the asked collections.
-                let hits = d
-                    .lexical
-                    .search(&query.terms, limit.saturating_mul(2).max(limit));
-                hits.into_iter()
-                    .filter(|(id, _)| {
-                        query.collections.is_empty()
-                            || d.memories
-                                .get(id)
-                                .is_some_and(|m| query.collections.contains(&m.collection))
-                    })
-                    .take(limit)
-                    .collect()
-            })
-            .unwrap_or_default())
+        Ok(self.search(npcid, query, limit, |index, terms, n| {
+            index.search(terms, n)
+        }))
+    }
+
+    async fn lexical_near(
+        &self,
+        npcid: &str,
+        query: &LexicalQuery,
+        limit: usize,
+    ) -> PortResult<Vec<(String, f64)>> {
+        Ok(self.search(npcid, query, limit, |index, terms, n| {
+            index.search_rare(terms, n, NEAR_MAX_DF)
+        }))
     }
 
     async fn term_stats(&self, npcid: &str, terms: &[String]) -> PortResult<CorpusStats> {

@@ -2,6 +2,7 @@
 //! backend test suite every store runs.
 
 pub mod memory;
+pub mod partition;
 #[cfg(feature = "testing")]
 pub mod suite;
 pub mod vectors;
