@@ -374,6 +374,18 @@ pub trait VectorIndex {
     ) -> PortResult<Vec<(String, f32)>> {
         self.query(npcid, vector, top_k, filter).await
     }
+    /// The similarity to `vector` of the stored vectors of `ids`, as [`VectorIndex::query`]
+    /// scores them, for those the index holds (in any order). Conflict resolution scores the
+    /// lexical index's candidates with it; for the ones left out it embeds their text again,
+    /// which is all it does by default.
+    async fn similarities(
+        &self,
+        _npcid: &str,
+        _vector: &[f32],
+        _ids: &[String],
+    ) -> PortResult<Vec<(String, f32)>> {
+        Ok(Vec::new())
+    }
     async fn delete(&self, npcid: &str, ids: &[String]) -> PortResult<()>;
     async fn delete_npc(&self, npcid: &str) -> PortResult<()>;
 }

@@ -215,7 +215,24 @@ impl Hippo {
         let mut found: Vec<Memory> = self.ports.store.memories_by_id(npcid, &ids).await?;
         found.retain(same_kind);
         let planned: Vec<&Memory> = touched.values().filter(|m| same_kind(m)).collect();
-        // Similarity for candidates the vector index did not score.
+        // Similarity for candidates the vector index did not return: its stored vectors,
+        // else their texts embedded again.
+        let unscored = |m: &&Memory| {
+            sims.get(&m.id).copied().flatten().is_none() && !known.vectors.contains_key(&m.id)
+        };
+        let ask: Vec<String> = found
+            .iter()
+            .chain(planned.iter().copied())
+            .filter(unscored)
+            .map(|m| m.id.clone())
+            .collect();
+        if let (Some(v), false) = (vector, ask.is_empty()) {
+            if let Ok(scored) = self.ports.vectors.similarities(npcid, v, &ask).await {
+                for (id, s) in scored {
+                    sims.insert(id, Some(s));
+                }
+            }
+        }
         let missing: Vec<&Memory> = found
             .iter()
             .chain(planned.iter().copied())

@@ -249,6 +249,26 @@ impl VectorSpace {
         }
     }
 
+    /// The rescored similarity of each of `ids` this space holds (as [`VectorSpace::query`]
+    /// reports it).
+    pub fn similarities(&self, vector: &[f32], ids: &[String]) -> Vec<(String, f32)> {
+        if self.quantize_query(vector, 1).is_none() {
+            return Vec::new();
+        }
+        let qnorm = dot(vector, vector).sqrt();
+        ids.iter()
+            .filter_map(|id| {
+                let slot = *self.slot_of.get(id.as_str())? as usize;
+                (self.norms[slot] > 0.0).then(|| (id.clone(), self.rescore(vector, qnorm, slot)))
+            })
+            .collect()
+    }
+
+    /// The cosine of the query's f32 values with a row's codes.
+    fn rescore(&self, vector: &[f32], qnorm: f32, slot: usize) -> f32 {
+        dot_f32_i8(vector, self.row(slot)) * self.scales[slot] / (self.norms[slot] * qnorm)
+    }
+
     /// The query's codes, or `None` when it can find nothing.
     fn quantize_query(&self, vector: &[f32], top_k: usize) -> Option<Quantized> {
         if vector.len() != self.dim || top_k == 0 {
@@ -299,8 +319,7 @@ impl VectorSpace {
         let mut hits: Vec<Hit<&str>> = best
             .into_iter()
             .map(|h| Hit {
-                score: dot_f32_i8(vector, self.row(h.id)) * self.scales[h.id]
-                    / (self.norms[h.id] * qnorm),
+                score: self.rescore(vector, qnorm, h.id),
                 id: &*self.ids[h.id],
             })
             .collect();
@@ -405,6 +424,20 @@ impl VectorIndex for MemoryVectorIndex {
             .borrow_mut()
             .get_mut(npcid)
             .map(|space| space.query_near(vector, top_k, filter))
+            .unwrap_or_default())
+    }
+
+    async fn similarities(
+        &self,
+        npcid: &str,
+        vector: &[f32],
+        ids: &[String],
+    ) -> PortResult<Vec<(String, f32)>> {
+        Ok(self
+            .npcs
+            .borrow()
+            .get(npcid)
+            .map(|space| space.similarities(vector, ids))
             .unwrap_or_default())
     }
 
@@ -729,6 +762,20 @@ mod tests {
             small.query_near(&nudged[7], 8, &f),
             small.query(&nudged[7], 8, &f)
         );
+    }
+
+    #[test]
+    fn similarities_are_the_query_scores() {
+        let (base, nudged) = cloud(50, 32);
+        let mut space = VectorSpace::default();
+        for (i, v) in base.iter().enumerate() {
+            space.upsert(item(i, MemoryType::Other, v.clone())).unwrap();
+        }
+        let hits = space.query(&nudged[3], 5, &VectorFilter::default());
+        let mut ids: Vec<String> = hits.iter().map(|(id, _)| id.clone()).collect();
+        ids.push("unknown".into());
+        assert_eq!(space.similarities(&nudged[3], &ids), hits);
+        assert!(space.similarities(&[0.0; 32], &ids).is_empty());
     }
 
     #[test]
