@@ -239,7 +239,9 @@ impl LexicalIndex {
         }
         let mut scored: Vec<(usize, f64)> = Vec::new();
         self.score(terms, max_df, |slot, score| scored.push((slot, score)));
-        scored.sort_unstable_by_key(|(slot, _)| *slot);
+        // A stable sort: each document's terms are summed in the order `search` sums them, so
+        // equal documents tie exactly as there.
+        scored.sort_by_key(|(slot, _)| *slot);
         let mut hits: Vec<(&str, f64)> = Vec::new();
         let mut last = None;
         for (slot, score) in scored {

@@ -4,7 +4,7 @@
 //!
 //! The vectors of each kind (collection and memory type) are split into cells, each around a
 //! centroid (a copy of one of its vectors' int8 codes, sampled evenly). A look-up scores the
-//! centroids, then only the rows of the [`PROBES`] closest cells: about `2 √n` rows instead of
+//! centroids, then only the rows of the [`PROBES`] closest cells: a few `√n` rows instead of
 //! `n`. A kind is partitioned from [`MIN_ROWS`] rows (below that the exact scan is as cheap
 //! and tests see exact answers); vectors added later join their closest cell when the next
 //! look-up runs, and the centroids are chosen again each time the kind has grown
@@ -25,7 +25,7 @@ pub type Kind = (Collection, MemoryType);
 /// Rows of one kind from which the kind is partitioned.
 pub const MIN_ROWS: usize = 512;
 /// Cells a look-up scans.
-pub const PROBES: usize = 6;
+pub const PROBES: usize = 8;
 /// How many times a kind grows before its centroids are chosen again.
 const REBUILD_GROWTH: usize = 4;
 
