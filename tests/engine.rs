@@ -215,25 +215,40 @@ fn conflicts_are_found_in_a_large_store() {
             .collect::<Vec<_>>()),
     );
     // More profile memories than the partition's and the lexical cut's thresholds, all with
-    // "user" / "用户".
+    // "user" / "用户", each naming made-up people and places so that none restates another.
+    let word = |n: usize| -> String {
+        const SYLLABLES: [&str; 12] = [
+            "ka", "lo", "mi", "ru", "te", "zan", "po", "vek", "dis", "qua", "nor", "bel",
+        ];
+        [n % 12, n / 12 % 12, n / 144 % 12]
+            .iter()
+            .map(|&d| SYLLABLES[d])
+            .collect()
+    };
+    let hanzi = |n: usize| -> String {
+        let table: Vec<char> = "山水花鸟鱼虫风雨雷电春夏秋冬日月星云江河湖海松竹梅兰菊桃李杏柳"
+            .chars()
+            .collect();
+        [n % 31, n / 31 % 31, n / 961 % 31]
+            .iter()
+            .map(|&d| table[d])
+            .collect()
+    };
     for call in 0..12 {
         let filler: Vec<_> = (0..100)
             .map(|i| {
                 let n = call * 100 + i;
                 let summary = if n % 2 == 0 {
-                    format!(
-                        "The user read book {n} about topic {} on trip {}",
-                        n % 37,
-                        n % 11
-                    )
+                    format!("The user met {} near {}", word(n), word(n * 7 + 577))
                 } else {
-                    format!("用户在第{n}天去了{}号公园散步", n % 29)
+                    format!("用户在{}遇见了{}", hanzi(n), hanzi(n * 7 + 333))
                 };
                 json!({"summary": summary, "type": "profile"})
             })
             .collect();
         add(&w, "big", json!(filler));
     }
+    assert!(w.vectors.count("big") > 1000, "{}", w.vectors.count("big"));
     let cases = [
         ("The user really loves spicy hot pot.", "reinforced", 0),
         ("用户很喜欢吃辣的火锅", "reinforced", 1),

@@ -384,6 +384,16 @@ impl MemoryVectorIndex {
     fn bump(&self) {
         self.generation.set(self.generation.get() + 1);
     }
+
+    /// What `f` answers from the NPC's vectors (a near query places new rows, hence `mut`);
+    /// nothing for an NPC without any.
+    fn with_space<T: Default>(&self, npcid: &str, f: impl FnOnce(&mut VectorSpace) -> T) -> T {
+        self.npcs
+            .borrow_mut()
+            .get_mut(npcid)
+            .map(f)
+            .unwrap_or_default()
+    }
 }
 
 #[async_trait(?Send)]
@@ -404,12 +414,7 @@ impl VectorIndex for MemoryVectorIndex {
         top_k: usize,
         filter: &VectorFilter,
     ) -> PortResult<Vec<(String, f32)>> {
-        Ok(self
-            .npcs
-            .borrow()
-            .get(npcid)
-            .map(|space| space.query(vector, top_k, filter))
-            .unwrap_or_default())
+        Ok(self.with_space(npcid, |space| space.query(vector, top_k, filter)))
     }
 
     async fn query_near(
@@ -419,12 +424,7 @@ impl VectorIndex for MemoryVectorIndex {
         top_k: usize,
         filter: &VectorFilter,
     ) -> PortResult<Vec<(String, f32)>> {
-        Ok(self
-            .npcs
-            .borrow_mut()
-            .get_mut(npcid)
-            .map(|space| space.query_near(vector, top_k, filter))
-            .unwrap_or_default())
+        Ok(self.with_space(npcid, |space| space.query_near(vector, top_k, filter)))
     }
 
     async fn similarities(
@@ -433,12 +433,7 @@ impl VectorIndex for MemoryVectorIndex {
         vector: &[f32],
         ids: &[String],
     ) -> PortResult<Vec<(String, f32)>> {
-        Ok(self
-            .npcs
-            .borrow()
-            .get(npcid)
-            .map(|space| space.similarities(vector, ids))
-            .unwrap_or_default())
+        Ok(self.with_space(npcid, |space| space.similarities(vector, ids)))
     }
 
     async fn delete(&self, npcid: &str, ids: &[String]) -> PortResult<()> {
