@@ -223,6 +223,11 @@ pub struct MemoryFilter {
 pub struct LexicalQuery {
     pub terms: Vec<String>,
     pub collections: Vec<Collection>,
+    /// Read only the terms in at most this many documents, if the backend can: conflict
+    /// resolution asks once per new memory, and a term most memories have ("user", "用户")
+    /// would make its cost grow with the store (the in-memory store honours it; a backend
+    /// may search all terms).
+    pub max_df: Option<usize>,
 }
 
 /// BM25 corpus statistics, so the ranker scores every candidate the same way whatever
@@ -292,18 +297,6 @@ pub trait Store {
         query: &LexicalQuery,
         limit: usize,
     ) -> PortResult<Vec<(String, f64)>>;
-    /// [`Store::lexical_search`] for conflict resolution, which asks once per new memory: a
-    /// backend may bound its cost by the store's size (the in-memory store reads at most
-    /// the latest postings of a common term), as long as a document that shares the query's
-    /// rarer terms is still found. By default the full search.
-    async fn lexical_near(
-        &self,
-        npcid: &str,
-        query: &LexicalQuery,
-        limit: usize,
-    ) -> PortResult<Vec<(String, f64)>> {
-        self.lexical_search(npcid, query, limit).await
-    }
     /// Corpus statistics for BM25 over the NPC's lexical documents (memories and content
     /// chunks): document count, average length, and the document frequency of each term.
     async fn term_stats(&self, npcid: &str, terms: &[String]) -> PortResult<CorpusStats>;
@@ -346,6 +339,11 @@ pub struct VectorFilter {
     pub collections: Vec<Collection>,
     /// Empty = every type.
     pub types: Vec<MemoryType>,
+    /// Conflict resolution's look-up (once per new memory): the index may answer from the
+    /// part of its vectors near the query, finding near-duplicates but not promising the
+    /// exact `top_k` (the in-memory index partitions a large NPC's vectors of one collection
+    /// and type into cells); a backend may ignore it and answer exactly.
+    pub near: bool,
 }
 
 /// A nearest-neighbour index, partitioned by NPC (a namespace per NPC).
@@ -360,32 +358,6 @@ pub trait VectorIndex {
         top_k: usize,
         filter: &VectorFilter,
     ) -> PortResult<Vec<(String, f32)>>;
-    /// [`VectorIndex::query`] for conflict resolution, which asks once per new memory with
-    /// one collection and one type: an index may answer from the part of its vectors near
-    /// the query (the in-memory index partitions a large NPC's vectors of one type into
-    /// cells), finding near-duplicates but not promising the exact `top_k`. By default the
-    /// exact query.
-    async fn query_near(
-        &self,
-        npcid: &str,
-        vector: &[f32],
-        top_k: usize,
-        filter: &VectorFilter,
-    ) -> PortResult<Vec<(String, f32)>> {
-        self.query(npcid, vector, top_k, filter).await
-    }
-    /// The similarity to `vector` of the stored vectors of `ids`, as [`VectorIndex::query`]
-    /// scores them, for those the index holds (in any order). Conflict resolution scores the
-    /// lexical index's candidates with it; for the ones left out it embeds their text again,
-    /// which is all it does by default.
-    async fn similarities(
-        &self,
-        _npcid: &str,
-        _vector: &[f32],
-        _ids: &[String],
-    ) -> PortResult<Vec<(String, f32)>> {
-        Ok(Vec::new())
-    }
     async fn delete(&self, npcid: &str, ids: &[String]) -> PortResult<()>;
     async fn delete_npc(&self, npcid: &str) -> PortResult<()>;
 }

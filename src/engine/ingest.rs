@@ -14,10 +14,14 @@ use crate::retrieval::embed::{cosine, same_words};
 use crate::retrieval::tokenize::tokenize_query;
 use crate::time::Timestamp;
 use indexmap::IndexMap;
-use std::collections::HashMap;
 
 /// How many similar memories conflict resolution compares a new one with.
 const CONFLICT_CANDIDATES: usize = 8;
+/// The most memories a term of a new memory may be in for its lexical look-up to read it
+/// ([`LexicalQuery::max_df`]): "user" / "用户" are in most memories, and reading all of their
+/// postings made each new memory's look-up cost grow with the store. An NPC with at most this
+/// many memories is searched exactly as without it.
+pub const CONFLICT_MAX_DF: usize = 64;
 
 /// The text a memory is embedded from: its summary, and its keywords when it has any.
 pub fn embedding_text(summary: &str, keywords: &[String]) -> String {
@@ -177,12 +181,13 @@ impl Hippo {
             let filter = VectorFilter {
                 collections: vec![Collection::Memory],
                 types: vec![item.memory_type],
+                near: true,
             };
             // A failing vector index only weakens duplicate detection; lexical still works.
             if let Ok(hits) = self
                 .ports
                 .vectors
-                .query_near(npcid, v, CONFLICT_CANDIDATES, &filter)
+                .query(npcid, v, CONFLICT_CANDIDATES, &filter)
                 .await
             {
                 for (id, s) in hits {
@@ -193,11 +198,12 @@ impl Hippo {
         let query = LexicalQuery {
             terms: tokenize_query(&item.summary),
             collections: vec![Collection::Memory],
+            max_df: Some(CONFLICT_MAX_DF),
         };
         for (id, _) in self
             .ports
             .store
-            .lexical_near(npcid, &query, CONFLICT_CANDIDATES)
+            .lexical_search(npcid, &query, CONFLICT_CANDIDATES)
             .await?
         {
             sims.entry(id).or_insert(None);
@@ -214,32 +220,26 @@ impl Hippo {
         };
         let mut found: Vec<Memory> = self.ports.store.memories_by_id(npcid, &ids).await?;
         found.retain(same_kind);
-        let planned: Vec<&Memory> = touched.values().filter(|m| same_kind(m)).collect();
-        // Similarity for candidates the vector index did not return: its stored vectors,
-        // else their texts embedded again.
-        let unscored = |m: &&Memory| {
-            sims.get(&m.id).copied().flatten().is_none() && !known.vectors.contains_key(&m.id)
-        };
-        let ask: Vec<String> = found
-            .iter()
-            .chain(planned.iter().copied())
-            .filter(unscored)
-            .map(|m| m.id.clone())
-            .collect();
-        if let (Some(v), false) = (vector, ask.is_empty()) {
-            if let Ok(scored) = self.ports.vectors.similarities(npcid, v, &ask).await {
-                for (id, s) in scored {
-                    sims.insert(id, Some(s));
-                }
+        // The store's, then the plan's (loops, not iterator chains: less code in the wasm).
+        let mut compared: Vec<&Memory> = Vec::new();
+        for m in &found {
+            compared.push(m);
+        }
+        for m in touched.values() {
+            if same_kind(m) {
+                compared.push(m);
             }
         }
-        let missing: Vec<&Memory> = found
-            .iter()
-            .chain(planned.iter().copied())
-            .filter(|m| {
-                sims.get(&m.id).copied().flatten().is_none() && !known.vectors.contains_key(&m.id)
-            })
-            .collect();
+        // Similarity for candidates the vector index did not score.
+        let unscored = |m: &Memory| {
+            sims.get(&m.id).copied().flatten().is_none() && !known.vectors.contains_key(&m.id)
+        };
+        let mut missing: Vec<&Memory> = Vec::new();
+        for m in &compared {
+            if unscored(m) {
+                missing.push(m);
+            }
+        }
         if let (Some(_), false) = (vector, missing.is_empty()) {
             let texts: Vec<String> = missing
                 .iter()
@@ -251,9 +251,6 @@ impl Hippo {
                 }
             }
         }
-        for m in &planned {
-            known.normalize(m);
-        }
         let ambiguous = self.ports.embedder.thresholds().ambiguous;
         let text = normalize_text(&item.summary);
         let sim = |m: &Memory| {
@@ -264,12 +261,9 @@ impl Hippo {
                 .unwrap_or(0.0)
         };
         let mut out = Vec::new();
-        for m in found.iter().chain(planned.iter().copied()) {
+        for m in compared {
             let s = sim(m);
-            let same_text = || match known.texts.get(&m.id) {
-                Some(normalized) => *normalized == text,
-                None => normalize_text(&m.summary) == text,
-            };
+            let same_text = || normalize_text(&m.summary) == text;
             if s >= ambiguous || same_text() {
                 out.push((m.clone(), s));
             }
@@ -296,21 +290,11 @@ impl Hippo {
     }
 }
 
-/// What a plan knows of the memories it compared so far: embeddings (planned or loaded,
-/// for similarity) and the normalised texts of those it wrote (for exact duplicates).
+/// What a plan knows of the memories it compared so far: their embeddings (planned or
+/// loaded), for similarity.
 #[derive(Default)]
 struct Known {
     vectors: IndexMap<String, Vec<f32>>,
-    texts: HashMap<String, String>,
-}
-
-impl Known {
-    fn normalize(&mut self, memory: &Memory) {
-        if !self.texts.contains_key(&memory.id) {
-            let text = normalize_text(&memory.summary);
-            self.texts.insert(memory.id.clone(), text);
-        }
-    }
 }
 
 pub(crate) fn vector_item(memory: &Memory, values: Vec<f32>) -> VectorItem {

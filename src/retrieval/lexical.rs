@@ -105,6 +105,8 @@ pub struct LexicalIndex {
     free_slots: Vec<u32>,
     by_id: HashMap<String, u32>,
     total_len: f64,
+    /// Scratch for [`LexicalIndex::search_rare`]: one score per slot, zero between searches.
+    scores: std::cell::RefCell<Vec<f64>>,
 }
 
 impl LexicalIndex {
@@ -210,22 +212,7 @@ impl LexicalIndex {
 
     /// The `limit` best documents for `terms` (each term counted once), best first; ties by id.
     pub fn search(&self, terms: &[String], limit: usize) -> Vec<(String, f64)> {
-        if limit == 0 || self.is_empty() {
-            return Vec::new();
-        }
-        let mut scores = vec![0f64; self.slots.len()];
-        let mut touched = Vec::new();
-        self.score(terms, usize::MAX, |slot, score| {
-            if scores[slot] == 0.0 {
-                touched.push(slot);
-            }
-            scores[slot] += score;
-        });
-        let hits = touched
-            .into_iter()
-            .filter_map(|slot| Some((self.slots[slot].as_ref()?.id.as_str(), scores[slot])))
-            .collect();
-        self.best(hits, limit)
+        self.search_rare(terms, limit, usize::MAX)
     }
 
     /// [`LexicalIndex::search`] over the terms in at most `max_df` documents: a term most
@@ -237,25 +224,25 @@ impl LexicalIndex {
         if limit == 0 || self.is_empty() {
             return Vec::new();
         }
-        let mut scored: Vec<(usize, f64)> = Vec::new();
-        self.score(terms, max_df, |slot, score| scored.push((slot, score)));
-        // A stable sort: each document's terms are summed in the order `search` sums them, so
-        // equal documents tie exactly as there.
-        scored.sort_by_key(|(slot, _)| *slot);
-        let mut hits: Vec<(&str, f64)> = Vec::new();
-        let mut last = None;
-        for (slot, score) in scored {
-            match hits.last_mut() {
-                Some(hit) if last == Some(slot) => hit.1 += score,
-                _ => {
-                    let Some(doc) = self.slots[slot].as_ref() else {
-                        continue;
-                    };
-                    hits.push((doc.id.as_str(), score));
-                    last = Some(slot);
-                }
+        // Scores by slot in a buffer kept between searches (all zero outside one), so that a
+        // search costs its postings, not an allocation the size of the index.
+        let mut scores = self.scores.borrow_mut();
+        scores.resize(self.slots.len(), 0.0);
+        let mut touched = Vec::new();
+        self.score(terms, max_df, |slot, score| {
+            if scores[slot] == 0.0 {
+                touched.push(slot);
             }
+            scores[slot] += score;
+        });
+        let mut hits = Vec::with_capacity(touched.len());
+        for &slot in &touched {
+            if let Some(doc) = self.slots[slot].as_ref() {
+                hits.push((doc.id.as_str(), scores[slot]));
+            }
+            scores[slot] = 0.0;
         }
+        drop(scores);
         self.best(hits, limit)
     }
 

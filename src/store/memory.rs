@@ -64,12 +64,6 @@ struct State {
     meta: BTreeMap<String, String>,
 }
 
-/// The most memories a term may be in for a conflict look-up to read it
-/// ([`Store::lexical_near`]): "user" / "用户" are in most memories, and reading all of their
-/// postings made each new memory's look-up cost grow with the store. An NPC with at most this
-/// many memories is searched exactly as by `lexical_search`.
-pub const NEAR_MAX_DF: usize = 64;
-
 /// The snapshot header: magic bytes, then the format version (u32, little endian).
 const SNAPSHOT_MAGIC: &[u8; 8] = b"HIPPOST\0";
 pub const SNAPSHOT_VERSION: u32 = 1;
@@ -132,21 +126,6 @@ impl MemoryStore {
 
     fn bump(&self) {
         self.generation.set(self.generation.get() + 1);
-    }
-
-    /// A lexical search of the NPC's index: over-fetches, then keeps the asked collections.
-    fn search(
-        &self,
-        npcid: &str,
-        query: &LexicalQuery,
-        limit: usize,
-        search: impl FnOnce(&LexicalIndex, &[String], usize) -> Vec<(String, f64)>,
-    ) -> Vec<(String, f64)> {
-        self.read(npcid, |d| {
-            let hits = search(&d.lexical, &query.terms, limit.saturating_mul(2).max(limit));
-            d.in_collections(hits, &query.collections, limit)
-        })
-        .unwrap_or_default()
     }
 
     fn read<T>(&self, npcid: &str, f: impl FnOnce(&NpcData) -> T) -> Option<T> {
@@ -477,20 +456,17 @@ impl Store for MemoryStore {
         query: &LexicalQuery,
         limit: usize,
     ) -> PortResult<Vec<(String, f64)>> {
-        Ok(self.search(npcid, query, limit, |index, terms, n| {
-            index.search(terms, n)
-        }))
-    }
-
-    async fn lexical_near(
-        &self,
-        npcid: &str,
-        query: &LexicalQuery,
-        limit: usize,
-    ) -> PortResult<Vec<(String, f64)>> {
-        Ok(self.search(npcid, query, limit, |index, terms, n| {
-            index.search_rare(terms, n, NEAR_MAX_DF)
-        }))
+        Ok(self
+            .read(npcid, |d| {
+                // Over-fetch, then keep the asked collections.
+                let hits = d.lexical.search_rare(
+                    &query.terms,
+                    limit.saturating_mul(2).max(limit),
+                    query.max_df.unwrap_or(usize::MAX),
+                );
+                d.in_collections(hits, &query.collections, limit)
+            })
+            .unwrap_or_default())
     }
 
     async fn term_stats(&self, npcid: &str, terms: &[String]) -> PortResult<CorpusStats> {

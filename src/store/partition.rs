@@ -17,7 +17,6 @@
 
 use super::vectors::dot_i8;
 use crate::memory::{Collection, MemoryType};
-use std::collections::HashMap;
 
 /// A kind of vector: what a conflict look-up filters by.
 pub type Kind = (Collection, MemoryType);
@@ -57,16 +56,28 @@ struct Group {
 /// The partition of one vector space: per kind, its cells; per row, its cell.
 #[derive(Debug, Clone, Default)]
 pub struct Partition {
-    groups: HashMap<Kind, Group>,
+    /// A few kinds (collections × types): a list, not a map (less code in the wasm).
+    groups: Vec<(Kind, Group)>,
     cell_of: Vec<u32>,
 }
 
 impl Partition {
+    fn group(&mut self, kind: Kind) -> &mut Group {
+        let at = match self.groups.iter().position(|(k, _)| *k == kind) {
+            Some(at) => at,
+            None => {
+                self.groups.push((kind, Group::default()));
+                self.groups.len() - 1
+            }
+        };
+        &mut self.groups[at].1
+    }
+
     /// A new row at `slot` (the next one).
     pub fn added(&mut self, slot: usize, kind: Kind) {
         debug_assert_eq!(slot, self.cell_of.len());
         self.cell_of.push(UNPLACED);
-        let group = self.groups.entry(kind).or_default();
+        let group = self.group(kind);
         group.rows += 1;
         group.unplaced.push(slot as u32);
     }
@@ -74,7 +85,7 @@ impl Partition {
     /// The row at `slot` changes (new codes, maybe a new kind): it is placed again.
     pub fn replaced(&mut self, slot: usize, old: Kind, new: Kind) {
         self.detach(slot, old);
-        let group = self.groups.entry(new).or_default();
+        let group = self.group(new);
         group.rows += 1;
         group.unplaced.push(slot as u32);
     }
@@ -84,7 +95,7 @@ impl Partition {
         self.detach(slot, kind);
         if slot != last {
             let cell = self.cell_of[last];
-            let group = self.groups.entry(moved).or_default();
+            let group = self.group(moved);
             let list = match cell {
                 UNPLACED => &mut group.unplaced,
                 c => &mut group.cells[c as usize],
@@ -99,10 +110,8 @@ impl Partition {
 
     fn detach(&mut self, slot: usize, kind: Kind) {
         let cell = std::mem::replace(&mut self.cell_of[slot], UNPLACED);
-        let Some(group) = self.groups.get_mut(&kind) else {
-            return;
-        };
-        group.rows -= 1;
+        let group = self.group(kind);
+        group.rows = group.rows.saturating_sub(1);
         let list = match cell {
             UNPLACED => &mut group.unplaced,
             c => &mut group.cells[c as usize],
@@ -115,7 +124,8 @@ impl Partition {
     /// The rows of `kind` a look-up for `query` scans, or `None` when the kind is small
     /// enough for an exact scan. Places what was added since the last look-up first.
     pub fn probe(&mut self, rows: &impl Rows, kind: Kind, query: &[i8]) -> Option<Vec<u32>> {
-        let group = self.groups.get_mut(&kind)?;
+        let at = self.groups.iter().position(|(k, _)| *k == kind)?;
+        let group = &mut self.groups[at].1;
         if group.rows < MIN_ROWS {
             return None;
         }
@@ -127,22 +137,22 @@ impl Partition {
             group.cells[cell].push(slot);
             self.cell_of[slot as usize] = cell as u32;
         }
-        let cells = closest(group, rows.dim(), query, PROBES);
-        Some(
-            cells
-                .into_iter()
-                .flat_map(|c| group.cells[c].iter().copied())
-                .collect(),
-        )
+        let mut slots = Vec::new();
+        for cell in closest(group, rows.dim(), query, PROBES) {
+            slots.extend_from_slice(&group.cells[cell]);
+        }
+        Some(slots)
     }
 }
 
 /// Chooses `√(2n)` centroids among the kind's rows, evenly spaced, and places every row.
 fn build(group: &mut Group, cell_of: &mut [u32], rows: &impl Rows, kind: Kind) {
-    let slots: Vec<u32> = (0..rows.count())
-        .filter(|&s| rows.kind(s) == kind)
-        .map(|s| s as u32)
-        .collect();
+    let mut slots: Vec<u32> = Vec::new();
+    for slot in 0..rows.count() {
+        if rows.kind(slot) == kind {
+            slots.push(slot as u32);
+        }
+    }
     let count = ((2 * slots.len()) as f64).sqrt().ceil().max(1.0) as usize;
     let dim = rows.dim();
     group.centroids.clear();
@@ -157,7 +167,10 @@ fn build(group: &mut Group, cell_of: &mut [u32], rows: &impl Rows, kind: Kind) {
             .weights
             .push(if own > 0.0 { 1.0 / own.sqrt() } else { 0.0 });
     }
-    group.cells = vec![Vec::new(); count];
+    group.cells.clear();
+    for _ in 0..count {
+        group.cells.push(Vec::new());
+    }
     group.unplaced.clear();
     for &slot in &slots {
         let cell = closest(group, dim, rows.codes(slot as usize), 1)[0];
@@ -168,20 +181,31 @@ fn build(group: &mut Group, cell_of: &mut [u32], rows: &impl Rows, kind: Kind) {
     group.built_at = slots.len();
 }
 
-/// The `n` cells whose centroids score best against `codes`, best first.
+/// The `n` cells whose centroids score best against `codes`, in no particular order (a scan
+/// ranks their rows itself); ties keep the first cell. `n` is small: the worst kept is
+/// replaced, nothing is sorted (less code in the wasm).
 fn closest(group: &Group, dim: usize, codes: &[i8], n: usize) -> Vec<usize> {
-    let mut scored: Vec<(f32, usize)> = group
-        .centroids
-        .chunks_exact(dim.max(1))
-        .zip(&group.weights)
-        .enumerate()
-        .map(|(cell, (centroid, w))| (dot_i8(centroid, codes) as f32 * w, cell))
-        .collect();
-    let n = n.min(scored.len());
-    if n < scored.len() {
-        scored.select_nth_unstable_by(n, |a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        scored.truncate(n);
+    let mut best: Vec<(f32, usize)> = Vec::with_capacity(n);
+    let scores = group.centroids.chunks_exact(dim.max(1)).zip(&group.weights);
+    for (cell, (centroid, w)) in scores.enumerate() {
+        let score = dot_i8(centroid, codes) as f32 * w;
+        if best.len() < n {
+            best.push((score, cell));
+            continue;
+        }
+        let mut worst = 0;
+        for (i, kept) in best.iter().enumerate() {
+            if kept.0 < best[worst].0 {
+                worst = i;
+            }
+        }
+        if best.get(worst).is_some_and(|kept| score > kept.0) {
+            best[worst] = (score, cell);
+        }
     }
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    scored.into_iter().map(|(_, cell)| cell).collect()
+    let mut cells = Vec::with_capacity(n);
+    for (_, cell) in best {
+        cells.push(cell);
+    }
+    cells
 }

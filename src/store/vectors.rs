@@ -213,7 +213,7 @@ impl VectorSpace {
         let Some(q) = self.quantize_query(vector, top_k) else {
             return Vec::new();
         };
-        self.scan(vector, &q, top_k, filter, 0..self.len())
+        self.scan(vector, &q, top_k, filter, &mut (0..self.len()))
     }
 
     /// [`VectorSpace::query`] for conflict resolution: for one collection and one type of
@@ -243,25 +243,10 @@ impl VectorSpace {
                 &q,
                 top_k,
                 filter,
-                slots.into_iter().map(|s| s as usize),
+                &mut slots.into_iter().map(|s| s as usize),
             ),
-            None => self.scan(vector, &q, top_k, filter, 0..self.len()),
+            None => self.scan(vector, &q, top_k, filter, &mut (0..self.len())),
         }
-    }
-
-    /// The rescored similarity of each of `ids` this space holds (as [`VectorSpace::query`]
-    /// reports it).
-    pub fn similarities(&self, vector: &[f32], ids: &[String]) -> Vec<(String, f32)> {
-        if self.quantize_query(vector, 1).is_none() {
-            return Vec::new();
-        }
-        let qnorm = dot(vector, vector).sqrt();
-        ids.iter()
-            .filter_map(|id| {
-                let slot = *self.slot_of.get(id.as_str())? as usize;
-                (self.norms[slot] > 0.0).then(|| (id.clone(), self.rescore(vector, qnorm, slot)))
-            })
-            .collect()
     }
 
     /// The cosine of the query's f32 values with a row's codes.
@@ -282,14 +267,14 @@ impl VectorSpace {
     }
 
     /// The `top_k` best of `slots` the filter keeps, by an integer scan and a rescored
-    /// shortlist.
+    /// shortlist. (`dyn`: one copy of this code in the wasm for both callers.)
     fn scan(
         &self,
         vector: &[f32],
         q: &Quantized,
         top_k: usize,
         filter: &VectorFilter,
-        slots: impl Iterator<Item = usize>,
+        slots: &mut dyn Iterator<Item = usize>,
     ) -> Vec<(String, f32)> {
         let qnorm = dot(vector, vector).sqrt();
         let keep = |slot: usize| {
@@ -414,26 +399,10 @@ impl VectorIndex for MemoryVectorIndex {
         top_k: usize,
         filter: &VectorFilter,
     ) -> PortResult<Vec<(String, f32)>> {
-        Ok(self.with_space(npcid, |space| space.query(vector, top_k, filter)))
-    }
-
-    async fn query_near(
-        &self,
-        npcid: &str,
-        vector: &[f32],
-        top_k: usize,
-        filter: &VectorFilter,
-    ) -> PortResult<Vec<(String, f32)>> {
-        Ok(self.with_space(npcid, |space| space.query_near(vector, top_k, filter)))
-    }
-
-    async fn similarities(
-        &self,
-        npcid: &str,
-        vector: &[f32],
-        ids: &[String],
-    ) -> PortResult<Vec<(String, f32)>> {
-        Ok(self.with_space(npcid, |space| space.similarities(vector, ids)))
+        Ok(self.with_space(npcid, |space| match filter.near {
+            true => space.query_near(vector, top_k, filter),
+            false => space.query(vector, top_k, filter),
+        }))
     }
 
     async fn delete(&self, npcid: &str, ids: &[String]) -> PortResult<()> {
@@ -708,6 +677,7 @@ mod tests {
         let filter = |t| VectorFilter {
             collections: vec![Collection::Memory],
             types: vec![t],
+            near: true,
         };
         // Edits: some removed (the last rows move into their slots), some replaced.
         for i in (0..4000).step_by(97) {
@@ -757,20 +727,6 @@ mod tests {
             small.query_near(&nudged[7], 8, &f),
             small.query(&nudged[7], 8, &f)
         );
-    }
-
-    #[test]
-    fn similarities_are_the_query_scores() {
-        let (base, nudged) = cloud(50, 32);
-        let mut space = VectorSpace::default();
-        for (i, v) in base.iter().enumerate() {
-            space.upsert(item(i, MemoryType::Other, v.clone())).unwrap();
-        }
-        let hits = space.query(&nudged[3], 5, &VectorFilter::default());
-        let mut ids: Vec<String> = hits.iter().map(|(id, _)| id.clone()).collect();
-        ids.push("unknown".into());
-        assert_eq!(space.similarities(&nudged[3], &ids), hits);
-        assert!(space.similarities(&[0.0; 32], &ids).is_empty());
     }
 
     #[test]

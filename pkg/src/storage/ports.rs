@@ -82,14 +82,6 @@ impl Store for PersistentStore {
     ) -> PortResult<Vec<(String, f64)>> {
         self.0.store()?.lexical_search(npcid, query, limit).await
     }
-    async fn lexical_near(
-        &self,
-        npcid: &str,
-        query: &LexicalQuery,
-        limit: usize,
-    ) -> PortResult<Vec<(String, f64)>> {
-        self.0.store()?.lexical_near(npcid, query, limit).await
-    }
     async fn term_stats(&self, npcid: &str, terms: &[String]) -> PortResult<CorpusStats> {
         self.0.store()?.term_stats(npcid, terms).await
     }
@@ -152,26 +144,6 @@ impl VectorIndex for PersistentVectors {
         filter: &VectorFilter,
     ) -> PortResult<Vec<(String, f32)>> {
         self.0.vectors()?.query(npcid, vector, top_k, filter).await
-    }
-    async fn query_near(
-        &self,
-        npcid: &str,
-        vector: &[f32],
-        top_k: usize,
-        filter: &VectorFilter,
-    ) -> PortResult<Vec<(String, f32)>> {
-        self.0
-            .vectors()?
-            .query_near(npcid, vector, top_k, filter)
-            .await
-    }
-    async fn similarities(
-        &self,
-        npcid: &str,
-        vector: &[f32],
-        ids: &[String],
-    ) -> PortResult<Vec<(String, f32)>> {
-        self.0.vectors()?.similarities(npcid, vector, ids).await
     }
     async fn delete(&self, npcid: &str, ids: &[String]) -> PortResult<()> {
         self.0.vectors()?.delete(npcid, ids).await?;
