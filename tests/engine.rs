@@ -193,7 +193,7 @@ fn conversation_appends_are_idempotent_per_session_and_index() {
 }
 
 /// Conflict resolution reads a partition of a large NPC's vectors and only the rarer words of
-/// its lexical index (`VectorIndex::query_near`, `Store::lexical_near`): buried under more
+/// its lexical index (`VectorFilter::near`, `LexicalQuery::max_df`): buried under more
 /// same-type memories than either reads whole, a restatement still reinforces and a new value
 /// of a slot still supersedes, in both languages.
 #[test]

@@ -1,5 +1,5 @@
 //! A coarse partition of one NPC's vectors for conflict resolution's nearest-neighbour
-//! look-up ([`crate::ports::VectorIndex::query_near`]), which runs once per new memory: an
+//! look-up ([`crate::ports::VectorFilter::near`]), which runs once per new memory: an
 //! exact scan there made filling a store quadratic.
 //!
 //! The vectors of each kind (collection and memory type) are split into cells, each around a
