@@ -223,6 +223,11 @@ pub struct MemoryFilter {
 pub struct LexicalQuery {
     pub terms: Vec<String>,
     pub collections: Vec<Collection>,
+    /// Read only the terms in at most this many documents, if the backend can: conflict
+    /// resolution asks once per new memory, and a term most memories have ("user", "用户")
+    /// would make its cost grow with the store (the in-memory store honours it; a backend
+    /// may search all terms).
+    pub max_df: Option<usize>,
 }
 
 /// BM25 corpus statistics, so the ranker scores every candidate the same way whatever
@@ -334,6 +339,11 @@ pub struct VectorFilter {
     pub collections: Vec<Collection>,
     /// Empty = every type.
     pub types: Vec<MemoryType>,
+    /// Conflict resolution's look-up (once per new memory): the index may answer from the
+    /// part of its vectors near the query, finding near-duplicates but not promising the
+    /// exact `top_k` (the in-memory index partitions a large NPC's vectors of one collection
+    /// and type into cells); a backend may ignore it and answer exactly.
+    pub near: bool,
 }
 
 /// A nearest-neighbour index, partitioned by NPC (a namespace per NPC).

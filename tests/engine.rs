@@ -192,6 +192,82 @@ fn conversation_appends_are_idempotent_per_session_and_index() {
     );
 }
 
+/// Conflict resolution reads a partition of a large NPC's vectors and only the rarer words of
+/// its lexical index (`VectorFilter::near`, `LexicalQuery::max_df`): buried under more
+/// same-type memories than either reads whole, a restatement still reinforces and a new value
+/// of a slot still supersedes, in both languages.
+#[test]
+fn conflicts_are_found_in_a_large_store() {
+    let w = world();
+    npc(&w, "big", json!({}));
+    let stored = [
+        "The user loves spicy hot pot",
+        "用户喜欢吃辣的火锅",
+        "User lives in Berlin",
+        "用户住在北京",
+    ];
+    let kept = add(
+        &w,
+        "big",
+        json!(stored
+            .iter()
+            .map(|s| json!({"summary": s, "type": "profile"}))
+            .collect::<Vec<_>>()),
+    );
+    // More profile memories than the partition's and the lexical cut's thresholds, all with
+    // "user" / "用户", each naming made-up people and places so that none restates another.
+    let word = |n: usize| -> String {
+        const SYLLABLES: [&str; 12] = [
+            "ka", "lo", "mi", "ru", "te", "zan", "po", "vek", "dis", "qua", "nor", "bel",
+        ];
+        [n % 12, n / 12 % 12, n / 144 % 12]
+            .iter()
+            .map(|&d| SYLLABLES[d])
+            .collect()
+    };
+    let hanzi = |n: usize| -> String {
+        let table: Vec<char> = "山水花鸟鱼虫风雨雷电春夏秋冬日月星云江河湖海松竹梅兰菊桃李杏柳"
+            .chars()
+            .collect();
+        [n % 31, n / 31 % 31, n / 961 % 31]
+            .iter()
+            .map(|&d| table[d])
+            .collect()
+    };
+    for call in 0..12 {
+        let filler: Vec<_> = (0..100)
+            .map(|i| {
+                let n = call * 100 + i;
+                let summary = if n % 2 == 0 {
+                    format!("The user met {} near {}", word(n), word(n * 7 + 577))
+                } else {
+                    format!("用户在{}遇见了{}", hanzi(n), hanzi(n * 7 + 333))
+                };
+                json!({"summary": summary, "type": "profile"})
+            })
+            .collect();
+        add(&w, "big", json!(filler));
+    }
+    assert!(w.vectors.count("big") > 1000, "{}", w.vectors.count("big"));
+    let cases = [
+        ("The user really loves spicy hot pot.", "reinforced", 0),
+        ("用户很喜欢吃辣的火锅", "reinforced", 1),
+        ("user lives in berlin!", "reinforced", 2),
+        ("User lives in Bangkok", "superseded", 2),
+        ("用户住在上海", "superseded", 3),
+    ];
+    for (summary, action, old) in cases {
+        let got = add(&w, "big", json!([{"summary": summary, "type": "profile"}]));
+        let result = &got.results[0];
+        assert_eq!(result.action, action, "{summary}");
+        let old_id = kept.results[old].id.as_str();
+        match action {
+            "reinforced" => assert_eq!(result.id, old_id, "{summary}"),
+            _ => assert_eq!(result.supersedes.as_deref(), Some(old_id), "{summary}"),
+        }
+    }
+}
+
 #[test]
 fn duplicates_reinforce_and_new_values_supersede() {
     let w = world();
@@ -1412,6 +1488,7 @@ fn patch_changes_a_memory_with_the_add_validation() {
     let filter = VectorFilter {
         collections: vec![hippo::memory::Collection::Memory],
         types: vec![hippo::memory::MemoryType::Style],
+        near: false,
     };
     let hits = run(w.vectors.query("p", &v[0], 1, &filter)).unwrap();
     assert_eq!(hits[0].0, id);

@@ -6,7 +6,7 @@ use super::new_memory::{fit_keywords, NewMemory};
 use super::Hippo;
 use crate::api::AddMemoryResult;
 use crate::error::{Error, Result};
-use crate::memory::conflict::{self, Decision, Verdict};
+use crate::memory::conflict::{self, normalize_text, Decision, Verdict};
 use crate::memory::strength::reinforce_on_encounter;
 use crate::memory::{Collection, Memory};
 use crate::ports::{EmbedKind, LexicalQuery, VectorFilter, VectorItem, Write};
@@ -17,6 +17,11 @@ use indexmap::IndexMap;
 
 /// How many similar memories conflict resolution compares a new one with.
 const CONFLICT_CANDIDATES: usize = 8;
+/// The most memories a term of a new memory may be in for its lexical look-up to read it
+/// ([`LexicalQuery::max_df`]): "user" / "用户" are in most memories, and reading all of their
+/// postings made each new memory's look-up cost grow with the store. An NPC with at most this
+/// many memories is searched exactly as without it.
+pub const CONFLICT_MAX_DF: usize = 64;
 
 /// The text a memory is embedded from: its summary, and its keywords when it has any.
 pub fn embedding_text(summary: &str, keywords: &[String]) -> String {
@@ -72,8 +77,7 @@ impl Hippo {
         let thresholds = self.ports.embedder.thresholds();
         // Every memory this plan writes, latest version, in first-touched order.
         let mut touched: IndexMap<String, Memory> = IndexMap::new();
-        // Embeddings of memories known so far (planned or loaded), for similarity.
-        let mut known_vectors: IndexMap<String, Vec<f32>> = IndexMap::new();
+        let mut known = Known::default();
         let mut plan = MemoryPlan {
             embedding_error,
             ..MemoryPlan::default()
@@ -85,7 +89,7 @@ impl Hippo {
                 plan_insert(
                     &mut plan,
                     &mut touched,
-                    &mut known_vectors,
+                    &mut known.vectors,
                     item,
                     vector,
                     now,
@@ -93,13 +97,7 @@ impl Hippo {
                 continue;
             }
             let candidates = self
-                .conflict_candidates(
-                    npcid,
-                    &item,
-                    vector.as_deref(),
-                    &touched,
-                    &mut known_vectors,
-                )
+                .conflict_candidates(npcid, &item, vector.as_deref(), &touched, &mut known)
                 .await?;
             let refs: Vec<(&Memory, f32)> = candidates.iter().map(|(m, s)| (m, *s)).collect();
             let mut decision = conflict::decide(&item.summary, &refs, thresholds);
@@ -150,7 +148,7 @@ impl Hippo {
                 Decision::Insert | Decision::Ambiguous { .. } => plan_insert(
                     &mut plan,
                     &mut touched,
-                    &mut known_vectors,
+                    &mut known.vectors,
                     item,
                     vector,
                     now,
@@ -165,20 +163,25 @@ impl Hippo {
     }
 
     /// Same-type, live memories similar to `item`: the vector index's nearest, the lexical
-    /// index's best, and what this plan already wrote, each with its similarity.
+    /// index's best, and what this plan already wrote, each with its similarity. Only those
+    /// [`conflict::decide`] can pick are returned: the same normalised text, or a similarity
+    /// in the ambiguous band or above (decide takes the most similar, and below the band
+    /// anything is an insert), so a call of many memories neither clones nor normalises
+    /// every memory it touched for each new one.
     async fn conflict_candidates(
         &self,
         npcid: &str,
         item: &NewMemory,
         vector: Option<&[f32]>,
         touched: &IndexMap<String, Memory>,
-        known_vectors: &mut IndexMap<String, Vec<f32>>,
+        known: &mut Known,
     ) -> Result<Vec<(Memory, f32)>> {
         let mut sims: IndexMap<String, Option<f32>> = IndexMap::new();
         if let Some(v) = vector {
             let filter = VectorFilter {
                 collections: vec![Collection::Memory],
                 types: vec![item.memory_type],
+                near: true,
             };
             // A failing vector index only weakens duplicate detection; lexical still works.
             if let Ok(hits) = self
@@ -195,6 +198,7 @@ impl Hippo {
         let query = LexicalQuery {
             terms: tokenize_query(&item.summary),
             collections: vec![Collection::Memory],
+            max_df: Some(CONFLICT_MAX_DF),
         };
         for (id, _) in self
             .ports
@@ -209,20 +213,33 @@ impl Hippo {
             .filter(|id| !touched.contains_key(*id))
             .cloned()
             .collect();
-        let mut found: Vec<Memory> = self.ports.store.memories_by_id(npcid, &ids).await?;
-        found.extend(touched.values().cloned());
-        found.retain(|m| {
+        let same_kind = |m: &Memory| {
             m.collection == Collection::Memory
                 && m.memory_type == item.memory_type
                 && m.superseded_by.is_none()
-        });
+        };
+        let mut found: Vec<Memory> = self.ports.store.memories_by_id(npcid, &ids).await?;
+        found.retain(same_kind);
+        // The store's, then the plan's (loops, not iterator chains: less code in the wasm).
+        let mut compared: Vec<&Memory> = Vec::new();
+        for m in &found {
+            compared.push(m);
+        }
+        for m in touched.values() {
+            if same_kind(m) {
+                compared.push(m);
+            }
+        }
         // Similarity for candidates the vector index did not score.
-        let missing: Vec<&Memory> = found
-            .iter()
-            .filter(|m| {
-                sims.get(&m.id).copied().flatten().is_none() && !known_vectors.contains_key(&m.id)
-            })
-            .collect();
+        let unscored = |m: &Memory| {
+            sims.get(&m.id).copied().flatten().is_none() && !known.vectors.contains_key(&m.id)
+        };
+        let mut missing: Vec<&Memory> = Vec::new();
+        for m in &compared {
+            if unscored(m) {
+                missing.push(m);
+            }
+        }
         if let (Some(_), false) = (vector, missing.is_empty()) {
             let texts: Vec<String> = missing
                 .iter()
@@ -230,22 +247,28 @@ impl Hippo {
                 .collect();
             if let Ok(vs) = self.ports.embedder.embed(EmbedKind::Document, &texts).await {
                 for (m, v) in missing.iter().zip(vs) {
-                    known_vectors.insert(m.id.clone(), v);
+                    known.vectors.insert(m.id.clone(), v);
                 }
             }
         }
-        Ok(found
-            .into_iter()
-            .map(|m| {
-                let sim = sims
-                    .get(&m.id)
-                    .copied()
-                    .flatten()
-                    .or_else(|| Some(cosine(vector?, known_vectors.get(&m.id)?)))
-                    .unwrap_or(0.0);
-                (m, sim)
-            })
-            .collect())
+        let ambiguous = self.ports.embedder.thresholds().ambiguous;
+        let text = normalize_text(&item.summary);
+        let sim = |m: &Memory| {
+            sims.get(&m.id)
+                .copied()
+                .flatten()
+                .or_else(|| Some(cosine(vector?, known.vectors.get(&m.id)?)))
+                .unwrap_or(0.0)
+        };
+        let mut out = Vec::new();
+        for m in compared {
+            let s = sim(m);
+            let same_text = || normalize_text(&m.summary) == text;
+            if s >= ambiguous || same_text() {
+                out.push((m.clone(), s));
+            }
+        }
+        Ok(out)
     }
 
     /// DUPLICATE / SUPERSEDES / DISTINCT for the ambiguous band: the LLM when configured
@@ -265,6 +288,13 @@ impl Hippo {
     pub(crate) async fn upsert_vectors(&self, npcid: &str, vectors: Vec<VectorItem>) -> bool {
         vectors.is_empty() || self.ports.vectors.upsert(npcid, vectors).await.is_ok()
     }
+}
+
+/// What a plan knows of the memories it compared so far: their embeddings (planned or
+/// loaded), for similarity.
+#[derive(Default)]
+struct Known {
+    vectors: IndexMap<String, Vec<f32>>,
 }
 
 pub(crate) fn vector_item(memory: &Memory, values: Vec<f32>) -> VectorItem {

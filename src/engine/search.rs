@@ -229,6 +229,7 @@ impl Hippo {
             let query = LexicalQuery {
                 terms: terms.clone(),
                 collections: searched.clone(),
+                max_df: None,
             };
             for (id, _) in store
                 .lexical_search(npcid, &query, rank::LEXICAL_CANDIDATES)
@@ -248,6 +249,7 @@ impl Hippo {
             let filter = VectorFilter {
                 collections: searched.clone(),
                 types: r.types.clone(),
+                near: false,
             };
             // A vector index that is down degrades the answer, never fails it (SPEC §3.4).
             if let Ok(hits) = self

@@ -105,6 +105,8 @@ pub struct LexicalIndex {
     free_slots: Vec<u32>,
     by_id: HashMap<String, u32>,
     total_len: f64,
+    /// Scratch for [`LexicalIndex::search_rare`]: one score per slot, zero between searches.
+    scores: std::cell::RefCell<Vec<f64>>,
 }
 
 impl LexicalIndex {
@@ -210,32 +212,64 @@ impl LexicalIndex {
 
     /// The `limit` best documents for `terms` (each term counted once), best first; ties by id.
     pub fn search(&self, terms: &[String], limit: usize) -> Vec<(String, f64)> {
+        self.search_rare(terms, limit, usize::MAX)
+    }
+
+    /// [`LexicalIndex::search`] over the terms in at most `max_df` documents: a term most
+    /// documents have ("user", "用户") says little about which one restates a new memory, and
+    /// reading its postings made each look-up cost grow with the index. The cost is at most
+    /// `max_df` postings per term; an index of at most `max_df` documents is searched exactly
+    /// as by `search`. Conflict resolution asks this once per new memory.
+    pub fn search_rare(&self, terms: &[String], limit: usize, max_df: usize) -> Vec<(String, f64)> {
         if limit == 0 || self.is_empty() {
             return Vec::new();
         }
-        let avg_len = self.avg_len();
-        let mut scores = vec![0f64; self.slots.len()];
+        // Scores by slot in a buffer kept between searches (all zero outside one), so that a
+        // search costs its postings, not an allocation the size of the index.
+        let mut scores = self.scores.borrow_mut();
+        scores.resize(self.slots.len(), 0.0);
         let mut touched = Vec::new();
+        self.score(terms, max_df, |slot, score| {
+            if scores[slot] == 0.0 {
+                touched.push(slot);
+            }
+            scores[slot] += score;
+        });
+        let mut hits = Vec::with_capacity(touched.len());
+        for &slot in &touched {
+            if let Some(doc) = self.slots[slot].as_ref() {
+                hits.push((doc.id.as_str(), scores[slot]));
+            }
+            scores[slot] = 0.0;
+        }
+        drop(scores);
+        self.best(hits, limit)
+    }
+
+    /// Calls `add(slot, score)` for each posting of each distinct term in at most `max_df`
+    /// documents.
+    fn score(&self, terms: &[String], max_df: usize, mut add: impl FnMut(usize, f64)) {
+        let avg_len = self.avg_len();
         let mut seen = std::collections::HashSet::new();
         for term in terms.iter().filter(|t| seen.insert(t.as_str())) {
             let Some(&term_id) = self.term_ids.get(term) else {
                 continue;
             };
             let list = &self.postings[term_id as usize];
+            if list.len() > max_df {
+                continue;
+            }
             let term_idf = idf(self.len(), list.len());
             for posting in list {
                 let slot = posting.slot as usize;
                 let len = self.slots[slot].as_ref().map_or(0.0, |d| d.len as f64);
-                if scores[slot] == 0.0 {
-                    touched.push(slot);
-                }
-                scores[slot] += bm25_term(term_idf, posting.tf as f64, len, avg_len);
+                add(slot, bm25_term(term_idf, posting.tf as f64, len, avg_len));
             }
         }
-        let mut hits: Vec<(&str, f64)> = touched
-            .into_iter()
-            .filter_map(|slot| Some((self.slots[slot].as_ref()?.id.as_str(), scores[slot])))
-            .collect();
+    }
+
+    /// The `limit` best of `hits`, best first; ties by id.
+    fn best(&self, mut hits: Vec<(&str, f64)>, limit: usize) -> Vec<(String, f64)> {
         let by_score = |a: &(&str, f64), b: &(&str, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(b.0));
         if hits.len() > limit {
             // Keep what scores at least the `limit`-th best score, found among the scores
@@ -326,6 +360,18 @@ mod tests {
         assert_eq!(stats.df, vec![3, 1, 0]);
         assert!(stats.avg_len > 1.0);
         assert_eq!(LexicalIndex::new().stats(&terms).avg_len, 0.0);
+    }
+
+    #[test]
+    fn a_rare_search_skips_the_terms_most_documents_have() {
+        let index = sample();
+        // Four documents: with max_df 4 every term is read, as by `search`.
+        let q = tokenize_query("the user likes science books and peanuts");
+        assert_eq!(index.search_rare(&q, 10, 4), index.search(&q, 10));
+        // "user" is in three: skipped at 2, so only the documents with rarer terms are found.
+        let hits = index.search_rare(&tokenize_query("user peanuts"), 10, 2);
+        assert_eq!(ids(&hits), ["m2"]);
+        assert!(index.search_rare(&tokenize_query("user"), 10, 2).is_empty());
     }
 
     #[test]

@@ -8,7 +8,7 @@ use crate::conversation::Turn;
 use crate::diary::DiaryEntry;
 use crate::error::PortError;
 use crate::memory::strength::boosted_importance;
-use crate::memory::Memory;
+use crate::memory::{Collection, Memory};
 use crate::npc::Npc;
 use crate::pkg::{PkgField, PkgSources, PkgValue};
 use crate::ports::*;
@@ -276,6 +276,25 @@ fn apply(state: &mut State, npcid: &str, write: Write) {
 }
 
 impl NpcData {
+    /// The first `limit` hits in `collections` (all when empty).
+    fn in_collections(
+        &self,
+        hits: Vec<(String, f64)>,
+        collections: &[Collection],
+        limit: usize,
+    ) -> Vec<(String, f64)> {
+        hits.into_iter()
+            .filter(|(id, _)| {
+                collections.is_empty()
+                    || self
+                        .memories
+                        .get(id)
+                        .is_some_and(|m| collections.contains(&m.collection))
+            })
+            .take(limit)
+            .collect()
+    }
+
     fn pkg_fields(&self) -> Vec<PkgField> {
         self.pkg
             .iter()
@@ -440,18 +459,12 @@ impl Store for MemoryStore {
         Ok(self
             .read(npcid, |d| {
                 // Over-fetch, then keep the asked collections.
-                let hits = d
-                    .lexical
-                    .search(&query.terms, limit.saturating_mul(2).max(limit));
-                hits.into_iter()
-                    .filter(|(id, _)| {
-                        query.collections.is_empty()
-                            || d.memories
-                                .get(id)
-                                .is_some_and(|m| query.collections.contains(&m.collection))
-                    })
-                    .take(limit)
-                    .collect()
+                let hits = d.lexical.search_rare(
+                    &query.terms,
+                    limit.saturating_mul(2).max(limit),
+                    query.max_df.unwrap_or(usize::MAX),
+                );
+                d.in_collections(hits, &query.collections, limit)
             })
             .unwrap_or_default())
     }

@@ -2,6 +2,7 @@
 //! store over several backends, and the one backend test suite every store runs.
 
 pub mod memory;
+pub mod partition;
 pub mod shard;
 pub mod sharded;
 #[cfg(feature = "testing")]

@@ -10,6 +10,7 @@
 //! the query's f32 values against the stored codes, which removes the query's share of the
 //! rounding, and the `top_k` best of those are returned with that score.
 
+use super::partition::{Kind, Partition, Rows};
 use crate::error::PortError;
 use crate::memory::{Collection, MemoryType};
 use crate::ports::*;
@@ -92,6 +93,26 @@ pub struct VectorSpace {
     scales: Vec<f32>,
     codes: Vec<i8>,
     slot_of: HashMap<Box<str>, u32>,
+    /// Cells of each kind for [`VectorSpace::query_near`], kept in step with the rows.
+    partition: Partition,
+}
+
+impl Rows for VectorSpace {
+    fn dim(&self) -> usize {
+        self.dim
+    }
+
+    fn count(&self) -> usize {
+        self.ids.len()
+    }
+
+    fn kind(&self, slot: usize) -> Kind {
+        self.meta[slot]
+    }
+
+    fn codes(&self, slot: usize) -> &[i8] {
+        self.row(slot)
+    }
 }
 
 impl VectorSpace {
@@ -134,6 +155,7 @@ impl VectorSpace {
         match self.slot_of.get(id.as_str()) {
             Some(&slot) => {
                 let slot = slot as usize;
+                self.partition.replaced(slot, self.meta[slot], meta);
                 self.meta[slot] = meta;
                 self.norms[slot] = norm;
                 self.scales[slot] = q.scale;
@@ -144,6 +166,7 @@ impl VectorSpace {
                     .map_err(|_| PortError::Backend("vector index is full".into()))?;
                 let id: Box<str> = id.into();
                 self.slot_of.insert(id.clone(), slot);
+                self.partition.added(slot as usize, meta);
                 self.ids.push(id);
                 self.meta.push(meta);
                 self.norms.push(norm);
@@ -161,6 +184,8 @@ impl VectorSpace {
         };
         let slot = slot as usize;
         let last = self.ids.len() - 1;
+        self.partition
+            .removed(slot, self.meta[slot], last, self.meta[last]);
         if slot != last {
             // Move the last slot into the hole.
             self.codes
@@ -185,14 +210,73 @@ impl VectorSpace {
     /// The `top_k` best cosines among the slots the filter keeps: best first, ties by id.
     /// A query of another dimension finds nothing.
     pub fn query(&self, vector: &[f32], top_k: usize, filter: &VectorFilter) -> Vec<(String, f32)> {
-        if vector.len() != self.dim || top_k == 0 {
+        let Some(q) = self.quantize_query(vector, top_k) else {
             return Vec::new();
+        };
+        self.scan(vector, &q, top_k, filter, &mut (0..self.len()))
+    }
+
+    /// [`VectorSpace::query`] for conflict resolution: for one collection and one type of
+    /// many rows, the best among the rows of the cells closest to the query (see
+    /// [`super::partition`]); otherwise the exact query.
+    pub fn query_near(
+        &mut self,
+        vector: &[f32],
+        top_k: usize,
+        filter: &VectorFilter,
+    ) -> Vec<(String, f32)> {
+        let Some(q) = self.quantize_query(vector, top_k) else {
+            return Vec::new();
+        };
+        let probed = match (filter.collections.as_slice(), filter.types.as_slice()) {
+            ([collection], [memory_type]) => {
+                let mut partition = std::mem::take(&mut self.partition);
+                let probed = partition.probe(self, (*collection, *memory_type), &q.codes);
+                self.partition = partition;
+                probed
+            }
+            _ => None,
+        };
+        match probed {
+            Some(slots) => self.scan(
+                vector,
+                &q,
+                top_k,
+                filter,
+                &mut slots.into_iter().map(|s| s as usize),
+            ),
+            None => self.scan(vector, &q, top_k, filter, &mut (0..self.len())),
+        }
+    }
+
+    /// The cosine of the query's f32 values with a row's codes.
+    fn rescore(&self, vector: &[f32], qnorm: f32, slot: usize) -> f32 {
+        dot_f32_i8(vector, self.row(slot)) * self.scales[slot] / (self.norms[slot] * qnorm)
+    }
+
+    /// The query's codes, or `None` when it can find nothing.
+    fn quantize_query(&self, vector: &[f32], top_k: usize) -> Option<Quantized> {
+        if vector.len() != self.dim || top_k == 0 {
+            return None;
         }
         let qnorm = dot(vector, vector).sqrt();
         if qnorm == 0.0 || !qnorm.is_finite() {
-            return Vec::new();
+            return None;
         }
-        let q = quantize(vector);
+        Some(quantize(vector))
+    }
+
+    /// The `top_k` best of `slots` the filter keeps, by an integer scan and a rescored
+    /// shortlist. (`dyn`: one copy of this code in the wasm for both callers.)
+    fn scan(
+        &self,
+        vector: &[f32],
+        q: &Quantized,
+        top_k: usize,
+        filter: &VectorFilter,
+        slots: &mut dyn Iterator<Item = usize>,
+    ) -> Vec<(String, f32)> {
+        let qnorm = dot(vector, vector).sqrt();
         let keep = |slot: usize| {
             let (collection, memory_type) = self.meta[slot];
             (filter.collections.is_empty() || filter.collections.contains(&collection))
@@ -203,11 +287,12 @@ impl VectorSpace {
         // Scores are scaled dot products over norms, comparable across slots.
         let shortlist = top_k.saturating_mul(RESCORE_FACTOR).max(RESCORE_MIN);
         let mut best: BinaryHeap<Hit<usize>> = BinaryHeap::with_capacity(shortlist + 1);
-        for (slot, row) in self.codes.chunks_exact(self.dim.max(1)).enumerate() {
+        for slot in slots {
             if !keep(slot) {
                 continue;
             }
-            let score = dot_i8(row, &q.codes) as f32 * self.scales[slot] / self.norms[slot];
+            let score =
+                dot_i8(self.row(slot), &q.codes) as f32 * self.scales[slot] / self.norms[slot];
             if best.len() < shortlist {
                 best.push(Hit { score, id: slot });
             } else if best.peek().is_some_and(|worst| score > worst.score) {
@@ -219,8 +304,7 @@ impl VectorSpace {
         let mut hits: Vec<Hit<&str>> = best
             .into_iter()
             .map(|h| Hit {
-                score: dot_f32_i8(vector, self.row(h.id)) * self.scales[h.id]
-                    / (self.norms[h.id] * qnorm),
+                score: self.rescore(vector, qnorm, h.id),
                 id: &*self.ids[h.id],
             })
             .collect();
@@ -285,6 +369,16 @@ impl MemoryVectorIndex {
     fn bump(&self) {
         self.generation.set(self.generation.get() + 1);
     }
+
+    /// What `f` answers from the NPC's vectors (a near query places new rows, hence `mut`);
+    /// nothing for an NPC without any.
+    fn with_space<T: Default>(&self, npcid: &str, f: impl FnOnce(&mut VectorSpace) -> T) -> T {
+        self.npcs
+            .borrow_mut()
+            .get_mut(npcid)
+            .map(f)
+            .unwrap_or_default()
+    }
 }
 
 #[async_trait(?Send)]
@@ -305,12 +399,10 @@ impl VectorIndex for MemoryVectorIndex {
         top_k: usize,
         filter: &VectorFilter,
     ) -> PortResult<Vec<(String, f32)>> {
-        Ok(self
-            .npcs
-            .borrow()
-            .get(npcid)
-            .map(|space| space.query(vector, top_k, filter))
-            .unwrap_or_default())
+        Ok(self.with_space(npcid, |space| match filter.near {
+            true => space.query_near(vector, top_k, filter),
+            false => space.query(vector, top_k, filter),
+        }))
     }
 
     async fn delete(&self, npcid: &str, ids: &[String]) -> PortResult<()> {
@@ -536,6 +628,105 @@ mod tests {
                 (dot_f32_i8(&f, &b) - plain as f32 * 0.5).abs() <= plain.abs() as f32 * 1e-5 + 1e-3
             );
         }
+    }
+
+    /// Unit vectors of `dim`, from a fixed-seed generator: `n` of them, and each one nudged
+    /// (cosine ≈ 0.95 to its original), as a restatement of a stored memory would be.
+    fn cloud(n: usize, dim: usize) -> (Vec<Vec<f32>>, Vec<Vec<f32>>) {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f32 / (1u64 << 53) as f32 - 0.5
+        };
+        let unit = |v: Vec<f32>| crate::retrieval::embed::normalize_vector(v);
+        let base: Vec<Vec<f32>> = (0..n)
+            .map(|_| unit((0..dim).map(|_| next()).collect()))
+            .collect();
+        let nudged = base
+            .iter()
+            .map(|v| {
+                unit(
+                    v.iter()
+                        .map(|x| x + 0.3 * next() / (dim as f32).sqrt())
+                        .collect(),
+                )
+            })
+            .collect();
+        (base, nudged)
+    }
+
+    fn item(id: usize, memory_type: MemoryType, values: Vec<f32>) -> VectorItem {
+        VectorItem {
+            id: format!("v{id}"),
+            collection: Collection::Memory,
+            memory_type,
+            values,
+        }
+    }
+
+    #[test]
+    fn a_near_query_reads_a_few_cells_and_finds_the_restated_vector() {
+        let (base, nudged) = cloud(4000, 64);
+        let mut space = VectorSpace::default();
+        for (i, v) in base.iter().enumerate() {
+            let kind = [MemoryType::Profile, MemoryType::History][i % 2];
+            space.upsert(item(i, kind, v.clone())).unwrap();
+        }
+        let filter = |t| VectorFilter {
+            collections: vec![Collection::Memory],
+            types: vec![t],
+            near: true,
+        };
+        // Edits: some removed (the last rows move into their slots), some replaced.
+        for i in (0..4000).step_by(97) {
+            space.remove(&format!("v{i}"));
+        }
+        for i in (1..4000).step_by(89).filter(|i| i % 97 != 0) {
+            space
+                .upsert(item(i, MemoryType::Profile, base[i].clone()))
+                .unwrap();
+        }
+        let mut found = 0;
+        let mut checked = 0;
+        for (i, v) in nudged.iter().enumerate().filter(|(i, _)| i % 97 != 0) {
+            let kind = if i % 89 == 1 || i % 2 == 0 {
+                MemoryType::Profile
+            } else {
+                MemoryType::History
+            };
+            let near = space.query_near(v, 8, &filter(kind));
+            checked += 1;
+            found += usize::from(near.first().is_some_and(|(id, _)| *id == format!("v{i}")));
+            assert!(near.iter().all(|(id, _)| {
+                let n: usize = id[1..].parse().unwrap();
+                n % 97 != 0
+            }));
+        }
+        assert!(found * 100 >= checked * 97, "{found} of {checked}");
+        let q = quantize(&nudged[1]);
+        let mut partition = std::mem::take(&mut space.partition);
+        let probed = partition
+            .probe(&space, (Collection::Memory, MemoryType::History), &q.codes)
+            .expect("partitioned");
+        assert!(
+            probed.len() * 4 < space.len() / 2,
+            "{} rows read",
+            probed.len()
+        );
+        // Small kinds are scanned whole (exactly as `query`).
+        let mut small = VectorSpace::default();
+        for (i, v) in base.iter().take(300).enumerate() {
+            small
+                .upsert(item(i, MemoryType::Profile, v.clone()))
+                .unwrap();
+        }
+        let f = filter(MemoryType::Profile);
+        assert_eq!(
+            small.query_near(&nudged[7], 8, &f),
+            small.query(&nudged[7], 8, &f)
+        );
     }
 
     #[test]

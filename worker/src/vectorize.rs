@@ -370,6 +370,7 @@ mod tests {
         let f = metadata_filter(&VectorFilter {
             collections: vec![Collection::Memory],
             types: vec![MemoryType::Profile, MemoryType::Style],
+            near: false,
         })
         .unwrap();
         assert_eq!(

@@ -187,6 +187,7 @@ fn measure(size: usize, queries: usize) -> (Value, Value) {
         let filter = VectorFilter {
             collections: vec![Collection::Memory, Collection::Content],
             types: Vec::new(),
+            near: false,
         };
         let (hits, ms) = timed(|| {
             block_on(vectors.query(corpus::NPCID, &query_vector, VECTOR_CANDIDATES, &filter))

@@ -8,7 +8,8 @@
 //! 100 per call from empty (the total), beside one `import_npc` of the same N (the floor).
 //!
 //! Last line with `--json`: `{"writes": {"N": {"call_p50_ms", "call_max_ms", "import_ms",
-//! "fill_ms"?}}}`.
+//! "fill_ms"?, "fill_actions"?: {"inserted", "reinforced", "superseded"}}}}`: the actions tell
+//! whether two builds' look-ups found the same conflicts.
 
 use crate::args::Args;
 use crate::corpus;
@@ -39,7 +40,21 @@ fn engine() -> Hippo {
     })
 }
 
-fn add_all(hippo: &Hippo, memories: &[Memory], times: &mut Vec<f64>) -> Result<(), String> {
+/// How many new memories conflict resolution inserted, reinforced and superseded: the same
+/// counts for two builds mean their look-ups found the same conflicts.
+#[derive(Default)]
+struct Actions {
+    inserted: usize,
+    reinforced: usize,
+    superseded: usize,
+}
+
+fn add_all(
+    hippo: &Hippo,
+    memories: &[Memory],
+    times: &mut Vec<f64>,
+    actions: &mut Actions,
+) -> Result<(), String> {
     for chunk in memories.chunks(PER_CALL) {
         let request = AddMemoriesRequest {
             memories: chunk
@@ -48,8 +63,16 @@ fn add_all(hippo: &Hippo, memories: &[Memory], times: &mut Vec<f64>) -> Result<(
                 .collect(),
         };
         let start = Instant::now();
-        block_on(hippo.add_memories(corpus::NPCID, request)).map_err(|e| e.to_string())?;
+        let added =
+            block_on(hippo.add_memories(corpus::NPCID, request)).map_err(|e| e.to_string())?;
         times.push(start.elapsed().as_secs_f64() * 1000.0);
+        for result in added.results {
+            match result.action.as_str() {
+                "inserted" => actions.inserted += 1,
+                "reinforced" => actions.reinforced += 1,
+                _ => actions.superseded += 1,
+            }
+        }
     }
     Ok(())
 }
@@ -77,7 +100,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         let hippo = engine();
         import(&hippo, &head)?;
         let mut times = Vec::new();
-        add_all(&hippo, &tail, &mut times)?;
+        add_all(&hippo, &tail, &mut times, &mut Actions::default())?;
         drop(hippo);
         times.sort_by(f64::total_cmp);
         let import_ms = import(&engine(), &document)?;
@@ -100,9 +123,15 @@ pub fn run(args: &Args) -> Result<(), String> {
             ))
             .map_err(|e| e.to_string())?;
             let start = Instant::now();
-            add_all(&hippo, &document.memories, &mut Vec::new())?;
+            let mut actions = Actions::default();
+            add_all(&hippo, &document.memories, &mut Vec::new(), &mut actions)?;
             let fill_ms = start.elapsed().as_secs_f64() * 1000.0;
             row["fill_ms"] = json!(round(fill_ms));
+            row["fill_actions"] = json!({
+                "inserted": actions.inserted,
+                "reinforced": actions.reinforced,
+                "superseded": actions.superseded,
+            });
             fill = format!("{:.0}", fill_ms);
             ratio = format!("{:.2}", fill_ms / import_ms);
         }

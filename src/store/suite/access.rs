@@ -160,7 +160,8 @@ pub(super) async fn delete_npc_removes_everything_of_it_only(
             &a,
             &LexicalQuery {
                 terms: terms.clone(),
-                collections: vec![]
+                collections: vec![],
+                max_df: None,
             },
             5
         ))
@@ -178,7 +179,8 @@ pub(super) async fn delete_npc_removes_everything_of_it_only(
             &b,
             &LexicalQuery {
                 terms,
-                collections: vec![]
+                collections: vec![],
+                max_df: None,
             },
             5
         ))
@@ -240,7 +242,8 @@ pub(super) async fn reads_are_scoped_by_npc(store: &dyn Store, p: &str) -> CaseR
         &a,
         &LexicalQuery {
             terms,
-            collections: vec![]
+            collections: vec![],
+            max_df: None,
         },
         10
     ));

@@ -210,6 +210,7 @@ pub(super) async fn lexical_search_and_stats(store: &dyn Store, p: &str) -> Case
     let q = |text: &str, cols: Vec<Collection>| LexicalQuery {
         terms: tokenize_query(text),
         collections: cols,
+        max_df: None,
     };
     let zh = port!(store.lexical_search(&id, &q("我对什么过敏", vec![]), 10));
     check!(

@@ -26,6 +26,7 @@ fn ids(hits: &Hits) -> Vec<&str> {
 const ALL: VectorFilter = VectorFilter {
     collections: Vec::new(),
     types: Vec::new(),
+    near: false,
 };
 
 pub(super) async fn nearest_first_by_cosine_within_filters(
@@ -83,18 +84,21 @@ pub(super) async fn nearest_first_by_cosine_within_filters(
     let content = VectorFilter {
         collections: vec![Collection::Content],
         types: vec![],
+        near: false,
     };
     let got = port!(v.query(&a, &q, 10, &content));
     check!(ids(&got) == ["c1"], "collection filter {got:?}");
     let prefs = VectorFilter {
         collections: vec![Collection::Memory],
         types: vec![MemoryType::Preference],
+        near: false,
     };
     let got = port!(v.query(&a, &q, 10, &prefs));
     check!(ids(&got) == ["m2"], "collection and type filter {got:?}");
     let two_types = VectorFilter {
         collections: vec![],
         types: vec![MemoryType::Profile, MemoryType::History],
+        near: false,
     };
     let got = port!(v.query(&a, &q, 10, &two_types));
     check!(ids(&got) == ["m1", "c1"], "type filter {got:?}");
@@ -150,6 +154,7 @@ pub(super) async fn upserts_replace_and_deletes_keep_the_rest(
     let memories = VectorFilter {
         collections: vec![Collection::Memory],
         types: vec![],
+        near: false,
     };
     let got = port!(v.query(&a, &[0.0, 0.0, 0.0, 1.0], 10, &memories));
     check!(!ids(&got).contains(&"x"), "old collection kept {got:?}");

@@ -49,6 +49,7 @@ async fn seen(store: &D1Store, npcid: &str) -> Result<Seen, String> {
     let query = LexicalQuery {
         terms: terms.clone(),
         collections: Vec::new(),
+        max_df: None,
     };
     // FTS5 and the in-memory index score differently: compare what they find.
     let mut lexical_ids: Vec<String> = store
