@@ -17,7 +17,7 @@ pub fn sort_by<T>(items: &mut Vec<T>, compare: impl Fn(&T, &T) -> Ordering) {
 }
 
 /// The indices `0..n` in the stable order `compare` gives them.
-fn stable_order(n: usize, compare: &dyn Fn(usize, usize) -> Ordering) -> Vec<usize> {
+pub fn stable_order(n: usize, compare: &dyn Fn(usize, usize) -> Ordering) -> Vec<usize> {
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&a, &b| compare(a, b));
     order

@@ -288,7 +288,6 @@ pub fn analyse(query: &str, names: &Names) -> QueryAnalysis {
         }
     }
     // Reading order (first occurrence), which single-line queries always had.
-    let mut order: Vec<usize> = (0..terms.len()).collect();
     let first_seen = |t: &str| {
         lines
             .iter()
@@ -297,7 +296,8 @@ pub fn analyse(query: &str, names: &Names) -> QueryAnalysis {
             .map_or(count, |(i, _)| i)
     };
     let keys: Vec<usize> = terms.iter().map(|t| first_seen(t)).collect();
-    order.sort_by_key(|&i| (keys[i], i));
+    // Through the one shared sort of indices (src/order.rs: package size).
+    let order = crate::order::stable_order(terms.len(), &|a, b| keys[a].cmp(&keys[b]));
     let terms_ordered: Vec<String> = order.iter().map(|&i| terms[i].clone()).collect();
     // A name says whose words are wanted (the subject below), not what they are about: "Sam"
     // would otherwise match the PKG's "Name: Sam" and every turn addressed to Sam.
