@@ -100,13 +100,19 @@ export async function startWorker({ vars = {}, vectorize = false, ai = false, ou
   // Miniflare also serves the Worker over HTTP on loopback (the dashboard's browser test).
   const url = await mf.ready;
   const dbs = {};
-  for (const binding of ["DB", ...shards]) {
-    const each = await mf.getD1Database(binding);
-    const migrated = await each
-      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'npcs'")
-      .first();
-    if (!migrated) await migrate(each);
-    dbs[binding] = each;
+  try {
+    for (const binding of ["DB", ...shards]) {
+      const each = await mf.getD1Database(binding);
+      const migrated = await each
+        .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'npcs'")
+        .first();
+      if (!migrated) await migrate(each);
+      dbs[binding] = each;
+    }
+  } catch (e) {
+    // A failed start must not leave workerd running: the test file would never exit.
+    await mf.dispose();
+    throw e;
   }
   const db = dbs.DB;
   const call = (p, init = {}) => mf.dispatchFetch(`http://hippo.test${p}`, init);
