@@ -1,6 +1,7 @@
 //! Store implementations that live in the core: in memory (tests, npm, browser), the sharded
 //! store over several backends, and the one backend test suite every store runs.
 
+pub mod int8;
 pub mod memory;
 pub mod partition;
 pub mod shard;

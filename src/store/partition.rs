@@ -15,7 +15,7 @@
 //! or a neighbouring one with the query; conflict resolution also reads the lexical index,
 //! which finds a restatement sharing the rarer words.
 
-use super::vectors::dot_i8;
+use super::int8::dot_i8;
 use crate::memory::{Collection, MemoryType};
 
 /// A kind of vector: what a conflict look-up filters by.

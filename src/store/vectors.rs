@@ -10,6 +10,7 @@
 //! the query's f32 values against the stored codes, which removes the query's share of the
 //! rounding, and the `top_k` best of those are returned with that score.
 
+use super::int8::{dot_f32_i8, dot_i8, quantize, Quantized};
 use super::partition::{Kind, Partition, Rows};
 use crate::error::PortError;
 use crate::memory::{Collection, MemoryType};
@@ -24,61 +25,6 @@ use std::collections::{BTreeMap, BinaryHeap, HashMap};
 pub const RESCORE_FACTOR: usize = 4;
 /// The smallest shortlist rescored, whatever `top_k` (small `top_k`s gain most from it).
 const RESCORE_MIN: usize = 32;
-
-/// A vector as one signed byte per dimension: `value ≈ code × scale`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Quantized {
-    pub codes: Vec<i8>,
-    pub scale: f32,
-}
-
-/// Symmetric int8 quantisation with one scale per vector (its largest magnitude maps to 127).
-pub fn quantize(values: &[f32]) -> Quantized {
-    let max = values.iter().fold(0f32, |m, v| m.max(v.abs()));
-    if max == 0.0 || !max.is_finite() {
-        return Quantized {
-            codes: vec![0; values.len()],
-            scale: 0.0,
-        };
-    }
-    let scale = max / 127.0;
-    let codes = values
-        .iter()
-        .map(|v| (v / scale).round().clamp(-127.0, 127.0) as i8)
-        .collect();
-    Quantized { codes, scale }
-}
-
-/// Integer dot product of two code vectors. Sixteen independent lanes let the compiler use
-/// SIMD multiply-adds (SSE2 natively, simd128 in the Worker's wasm; a plain sum scanned
-/// 100k vectors in ~8 ms natively instead of ~4.5); |sum| ≤ 127² × dim fits an i32 for any
-/// dimension an embedder has.
-pub fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
-    let mut acc = [0i32; 16];
-    let (a_chunks, b_chunks) = (a.chunks_exact(16), b.chunks_exact(16));
-    let tail: i32 = a_chunks
-        .remainder()
-        .iter()
-        .zip(b_chunks.remainder())
-        .map(|(x, y)| i32::from(*x) * i32::from(*y))
-        .sum();
-    for (x, y) in a_chunks.zip(b_chunks) {
-        for i in 0..16 {
-            acc[i] += i32::from(x[i]) * i32::from(y[i]);
-        }
-    }
-    acc.iter().sum::<i32>() + tail
-}
-
-/// Dot product of f32 values with int8 codes (the codes' scale not applied); only the
-/// shortlist is rescored with it.
-fn dot_f32_i8(values: &[f32], codes: &[i8]) -> f32 {
-    values
-        .iter()
-        .zip(codes)
-        .map(|(v, c)| v * f32::from(*c))
-        .sum()
-}
 
 /// One NPC's vectors, laid out for a fast scan: codes in one flat array (`dim` per slot),
 /// scales and norms beside them, metadata beside those, and ids only cloned for the top hits.
