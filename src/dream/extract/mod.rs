@@ -446,17 +446,6 @@ fn about_self(sentence: &str) -> bool {
     }
 }
 
-/// Whether a Chinese text names a person other than the speaker: a pronoun ("他说", "我们")
-/// or "大家"/"别人"; "吉他" and "其他" hold a 他 that is nobody.
-pub(crate) fn names_someone_else(text: &str) -> bool {
-    let text = ["吉他", "其他", "其它"]
-        .iter()
-        .fold(text.to_string(), |t, w| t.replace(w, ""));
-    ["你", "他", "她", "它", "们", "大家", "别人", "谁"]
-        .iter()
-        .any(|p| text.contains(p))
-}
-
 /// A few keywords of a summary: its longest words (Latin) or the summary itself (short CJK).
 fn keywords_of(summary: &str) -> Vec<String> {
     let mut words: Vec<&str> = summary

@@ -145,10 +145,21 @@ const DROPPED_SUBJECT_OPENERS: &[&str] = &[
     "在考虑",
 ];
 
+/// Whether a Chinese text names a person other than the speaker: a pronoun ("他说", "我们")
+/// or "大家"/"别人"; "吉他" and "其他" hold a 他 that is nobody.
+fn names_someone_else(text: &str) -> bool {
+    let text = ["吉他", "其他", "其它"]
+        .iter()
+        .fold(text.to_string(), |t, w| t.replace(w, ""));
+    ["你", "他", "她", "它", "们", "大家", "别人", "谁"]
+        .iter()
+        .any(|p| text.contains(p))
+}
+
 /// The sentence with "我" put back where Chinese dropped it, if it did.
 fn with_subject(s: &str) -> Option<String> {
     let first = s.split(['，', ',', '。', '！', '？']).next().unwrap_or(s);
-    let someone = first.contains('我') || super::names_someone_else(first);
+    let someone = first.contains('我') || names_someone_else(first);
     (!someone && DROPPED_SUBJECT_OPENERS.iter().any(|o| s.starts_with(o))).then(|| format!("我{s}"))
 }
 

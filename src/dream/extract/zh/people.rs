@@ -610,11 +610,10 @@ const ABILITIES: &[&str] = &[
 
 /// Who the user is, in the ways the rules above do not cover: a trade ("我是做设计的"), an age
 /// without 岁 ("我今年27了"), a school year, a move ("我刚搬到深圳"), a trait, an inability.
-fn profile_more(s: &str, sink: &mut Sink) -> bool {
+fn profile_more(s: &str, sink: &mut Sink) {
     let dated = when::find(s, sink.day).is_some();
     let mut say = |summary: String, keywords: Vec<String>| {
         sink.memory(Signal::Preference, MemoryType::Profile, summary, keywords);
-        true
     };
     if let Some((_, rest)) = after_me(s, "是做").into_iter().next() {
         if let Some(trade) = clause(rest, STOPS, &[]).split('的').next() {
@@ -676,5 +675,4 @@ fn profile_more(s: &str, sink: &mut Sink) -> bool {
             return say(format!("用户不会{doing}"), vec![doing.to_string()]);
         }
     }
-    false
 }

@@ -238,7 +238,7 @@ pub(super) fn habits(s: &str, sink: &mut Sink) -> bool {
     };
     let body = &s[clause_start..];
     // "他老是让我周末加班": the habit is someone else's doing to the user.
-    let object = super::super::names_someone_else(last_clause(&s[..clause_start]));
+    let object = names_someone_else(last_clause(&s[..clause_start]));
     if !MARKERS.iter().any(|m| body.contains(m)) || s.contains('吗') || object {
         return false;
     }
