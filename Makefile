@@ -21,9 +21,11 @@ lint: setup
 test-rust: setup
 	cargo test --workspace
 
-# The core must build for wasm32 (the Worker and the npm package both run it there).
+# The core must build for wasm32 (the Worker and the npm package both run it there), with
+# simd128 as both ship it (and one set of flags, so the wasm tests reuse this build).
+WASM_TEST_RUSTFLAGS = -C target-feature=+simd128
 test-wasm: setup
-	cargo build -p hippo --lib --target wasm32-unknown-unknown
+	RUSTFLAGS="$(WASM_TEST_RUSTFLAGS)" cargo build -p hippo --lib --target wasm32-unknown-unknown
 
 # The wire contract: the JSON Schemas in worker/src/http/openapi_components.json and the data
 # types in pkg/index.d.ts are derived from the Rust types (src/contract.rs). `make contract`
@@ -125,7 +127,8 @@ pkg: setup
 test-npm: pkg
 	node --test tests/npm/
 	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-	  cargo test -p hippo-wasm --target wasm32-unknown-unknown --test store_suite
+	  RUSTFLAGS="$(WASM_TEST_RUSTFLAGS)" \
+	  cargo test -p hippo-wasm --target wasm32-unknown-unknown --test store_suite --test int8
 
 test-browser: pkg worker
 	bash scripts/setup-browser.sh
