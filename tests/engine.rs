@@ -7,6 +7,11 @@ use hippo::api::ListMemoriesQuery;
 use hippo::api::*;
 use hippo::engine::Ports;
 use hippo::pkg::PkgValue;
+use hippo::ports::{
+    EmbedKind, Embedder, FixedClock, MemoryFilter, PortResult, Store, Write, WriteBatch,
+};
+use hippo::retrieval::embed::BuiltinEmbedder;
+use hippo::store::{MemoryStore, MemoryVectorIndex};
 use hippo::Error;
 use serde_json::json;
 use std::rc::Rc;
@@ -1582,4 +1587,103 @@ fn import_restores_an_export_taken_before_a_reinforcement() {
     run(w.hippo.import_npc("old", before.clone())).unwrap();
     let after = run(w.hippo.export_npc("old")).unwrap();
     assert_eq!(after.memories, before.memories);
+}
+
+/// An embedder that, once armed, deletes the NPC's first memory in the middle of its next
+/// call: a write landing while the vectors are rebuilt.
+struct DeletingEmbedder {
+    inner: BuiltinEmbedder,
+    store: Rc<MemoryStore>,
+    armed: std::cell::Cell<bool>,
+}
+
+#[async_trait::async_trait(?Send)]
+impl Embedder for DeletingEmbedder {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn dimension(&self) -> usize {
+        self.inner.dimension()
+    }
+    fn thresholds(&self) -> hippo::ports::SimilarityThresholds {
+        self.inner.thresholds()
+    }
+    fn semantic(&self) -> bool {
+        false
+    }
+    async fn embed(&self, kind: EmbedKind, texts: &[String]) -> PortResult<Vec<Vec<f32>>> {
+        if self.armed.replace(false) {
+            let first = self
+                .store
+                .memories("r", &MemoryFilter::default())
+                .await?
+                .into_iter()
+                .next()
+                .expect("a memory");
+            let mut batch = WriteBatch::new();
+            batch.push(Write::DeleteMemory { id: first.id });
+            self.store.commit("r", batch).await?;
+        }
+        self.inner.embed(kind, texts).await
+    }
+}
+
+#[test]
+fn a_rebuild_over_many_pages_misses_no_record_when_one_is_deleted_meanwhile() {
+    let store = Rc::new(MemoryStore::new());
+    let vectors = Rc::new(MemoryVectorIndex::new());
+    let embedder = Rc::new(DeletingEmbedder {
+        inner: BuiltinEmbedder::new(),
+        store: store.clone(),
+        armed: std::cell::Cell::new(false),
+    });
+    let hippo = hippo::Hippo::new(Ports {
+        store: store.clone(),
+        vectors: vectors.clone(),
+        embedder: embedder.clone(),
+        llm: None,
+        clock: Rc::new(FixedClock::at(t("2026-04-08T10:00:00Z"))),
+    });
+    run(hippo.upsert_npc("r", NpcUpsert::default())).unwrap();
+    run(hippo.add_memories(
+        "r",
+        json(json!({"memories": [{"summary": "The user keeps bees", "type": "preference"}]})),
+    ))
+    .unwrap();
+    // More records than one page of the rebuild (1,024), imported in one document.
+    let mut doc = run(hippo.export_npc("r")).unwrap();
+    let one = doc.memories[0].clone();
+    doc.memories = (0..1_100)
+        .map(|i| {
+            let mut m = one.clone();
+            m.id = format!("m{i:05}");
+            m.summary = format!("Note number {i} about the garden");
+            m
+        })
+        .collect();
+    run(hippo.import_npc("r", doc)).unwrap();
+    assert_eq!(vectors.count("r"), 1_100);
+
+    embedder.armed.set(true);
+    run(hippo.rebuild_vectors("r")).unwrap();
+    let left = run(store.memories(
+        "r",
+        &MemoryFilter {
+            include_superseded: true,
+            ..Default::default()
+        },
+    ))
+    .unwrap();
+    assert_eq!(left.len(), 1_099);
+    let missing: Vec<&str> = left
+        .iter()
+        .filter(|m| !vectors.has("r", &m.id))
+        .map(|m| m.id.as_str())
+        .collect();
+    assert!(missing.is_empty(), "records without a vector: {missing:?}");
+    assert_eq!(
+        vectors.count("r"),
+        1_099,
+        "and no vector of the deleted record"
+    );
 }

@@ -49,18 +49,10 @@ pub fn from_json<T: DeserializeOwned>(json: &str, shape: Option<&str>) -> Result
 
 /// A key `shape` does not have, as an `invalid_request` naming it.
 fn check_keys(json: &str, shape: Option<&str>) -> Result<(), hippo::Error> {
-    // The keys are checked on a generic JSON value (one walk for every type), the request read
-    // from the text as before: reading T from a `Value` too would add a second copy of every
-    // request type's parser to the wasm.
-    let unknown = match shape {
-        Some(shape) => {
-            let value: serde_json::Value = hippo::json::parse(json).map_err(|e| {
-                hippo::Error::invalid(format!("the request is not a JSON value: {e}"))
-            })?;
-            crate::shapes::unknown_key(shape, &value)
-        }
-        None => None,
-    };
+    // The keys are checked on the text (one walk for every type), the request read from the
+    // text after: reading T from a `Value` too would add a second copy of every request type's
+    // parser to the wasm, and a `Value` of a large import is several times its text.
+    let unknown = shape.and_then(|shape| crate::shapes::unknown_key(shape, json));
     match unknown {
         Some(unknown) => {
             let hint = unknown

@@ -28,6 +28,10 @@ pub const MEMORY_PAGE_MAX: usize = 500;
 pub const MAX_LIST_OFFSET: u64 = 9_007_199_254_740_991;
 /// Memories per embedder call when re-embedding.
 const EMBED_CHUNK: usize = 64;
+/// Records read per page when the vectors are rebuilt.
+const REBUILD_PAGE: usize = 1024;
+/// Passes a rebuild makes at most while writes keep landing (the last is not checked).
+const REBUILD_PASSES: usize = 3;
 
 /// Why memories written just now have no vectors, if they have none.
 fn vectors_warning(npcid: &str, embedding_error: Option<String>, indexed: bool) -> Option<String> {
@@ -382,36 +386,62 @@ impl Hippo {
     /// Re-embeds every record of the NPC into a fresh vector index namespace. D1 (the
     /// store) is the source of truth; this is how the index is repaired or migrated.
     pub async fn rebuild_vectors(&self, npcid: &str) -> Result<usize> {
-        self.require_npc(npcid).await?;
-        let all = self
-            .ports
-            .store
-            .memories(
-                npcid,
-                &MemoryFilter {
-                    include_superseded: true,
-                    ..Default::default()
-                },
-            )
-            .await?;
-        self.ports.vectors.delete_npc(npcid).await?;
-        for chunk in all.chunks(EMBED_CHUNK) {
-            let texts: Vec<String> = chunk
-                .iter()
-                .map(|m| embedding_text(&m.summary, &m.keywords))
-                .collect();
-            let vectors = self
-                .ports
-                .embedder
-                .embed(EmbedKind::Document, &texts)
-                .await?;
-            let items = chunk
-                .iter()
-                .zip(vectors)
-                .map(|(m, v)| vector_item(m, v))
-                .collect();
-            self.ports.vectors.upsert(npcid, items).await?;
+        let mut version = self.require_npc(npcid).await?.version;
+        // A pass again while writes land meanwhile: a record deleted during a pass shifts the
+        // later pages by one, so the pass may have skipped one (and kept the deleted one's).
+        for _ in 1..REBUILD_PASSES {
+            self.ports.vectors.delete_npc(npcid).await?;
+            let done = self.embed_pages(npcid).await?;
+            let now = self.require_npc(npcid).await?.version;
+            if now == version {
+                return Ok(done);
+            }
+            version = now;
         }
-        Ok(all.len())
+        self.ports.vectors.delete_npc(npcid).await?;
+        self.embed_pages(npcid).await
+    }
+
+    /// Embeds every record of the NPC, a page at a time (not all at once: in wasm, memory
+    /// taken at a peak is never given back, and a copy of 100k records was most of an
+    /// import's peak).
+    async fn embed_pages(&self, npcid: &str) -> Result<usize> {
+        let mut done = 0;
+        loop {
+            let page = self
+                .ports
+                .store
+                .memories(
+                    npcid,
+                    &MemoryFilter {
+                        include_superseded: true,
+                        limit: Some(REBUILD_PAGE),
+                        offset: done,
+                        ..Default::default()
+                    },
+                )
+                .await?;
+            for chunk in page.chunks(EMBED_CHUNK) {
+                let texts: Vec<String> = chunk
+                    .iter()
+                    .map(|m| embedding_text(&m.summary, &m.keywords))
+                    .collect();
+                let vectors = self
+                    .ports
+                    .embedder
+                    .embed(EmbedKind::Document, &texts)
+                    .await?;
+                let items = chunk
+                    .iter()
+                    .zip(vectors)
+                    .map(|(m, v)| vector_item(m, v))
+                    .collect();
+                self.ports.vectors.upsert(npcid, items).await?;
+            }
+            done += page.len();
+            if page.len() < REBUILD_PAGE {
+                return Ok(done);
+            }
+        }
     }
 }

@@ -1,5 +1,6 @@
 //! Export and import of one NPC's whole memory as a versioned JSON document.
 
+use super::commit::CommitError;
 use super::conversation::validate_stored_turn;
 use super::dream::{DAILY_MAX_CHARS, PRIOR_MAX_CHARS};
 use super::new_memory::{fit_keywords, validate_record};
@@ -63,55 +64,58 @@ impl Hippo {
     pub async fn import_npc(&self, npcid: &str, mut doc: NpcExport) -> Result<NpcView> {
         validate_npcid(npcid)?;
         validate_export(&mut doc)?;
-        self.retry_commit(npcid, async || -> Result<_> {
-            let existing = self.ports.store.npc(npcid).await?;
-            let tokens = match existing {
-                Some(_) => self.ports.store.tokens(npcid).await?,
-                None => Vec::new(),
-            };
-            let mut batch = match &existing {
-                Some(npc) => WriteBatch::expecting(npc.version),
-                None => WriteBatch::new(),
-            };
-            batch.push(Write::DeleteNpc);
-            let mut npc = doc.npc.clone();
-            npc.npcid = npcid.to_string();
-            batch.push(Write::PutNpc(npc));
-            for (key, value) in &doc.pkg {
-                batch.push(Write::SetPkgField {
-                    key: key.clone(),
-                    value: value.clone(),
-                    source_turns: doc.pkg_source_turns.get(key).cloned().unwrap_or_default(),
-                });
-            }
-            for (id, entity) in &doc.relationship {
-                batch.push(Write::PutEntity {
-                    id: id.clone(),
-                    entity: entity.clone(),
-                });
-            }
-            batch.push(Write::SetPrior {
-                prior: doc.diary.prior.clone(),
+        // One attempt, the document moved into the batch: a retry would need a copy of it,
+        // and a large import would hold two (in wasm, memory taken at an import's peak is
+        // never given back). An import over an NPC that exists is guarded by its version
+        // (its tokens are read and kept); a write landing meanwhile makes it a 503 `busy`
+        // to retry, rather than silently erasing that write.
+        let existing = self.ports.store.npc(npcid).await?;
+        let tokens = match existing {
+            Some(_) => self.ports.store.tokens(npcid).await?,
+            None => Vec::new(),
+        };
+        let mut batch = match &existing {
+            Some(npc) => WriteBatch::expecting(npc.version),
+            None => WriteBatch::new(),
+        };
+        batch.push(Write::DeleteNpc);
+        let mut npc = doc.npc;
+        npc.npcid = npcid.to_string();
+        batch.push(Write::PutNpc(npc));
+        let mut sources = doc.pkg_source_turns;
+        for (key, value) in doc.pkg {
+            let source_turns = sources.swap_remove(&key).unwrap_or_default();
+            batch.push(Write::SetPkgField {
+                key,
+                value,
+                source_turns,
             });
-            for entry in &doc.diary.dailies {
-                batch.push(Write::PutDaily {
-                    entry: entry.clone(),
-                });
-            }
-            for turn in &doc.turns {
-                batch.push(Write::PutTurn { turn: turn.clone() });
-            }
-            for memory in &doc.memories {
-                batch.push(Write::PutMemory {
-                    memory: memory.clone(),
-                });
-            }
-            for token in tokens {
-                batch.push(Write::PutToken { token });
-            }
-            Ok((batch, ()))
-        })
-        .await?;
+        }
+        for (id, entity) in doc.relationship {
+            batch.push(Write::PutEntity { id, entity });
+        }
+        batch.push(Write::SetPrior {
+            prior: doc.diary.prior,
+        });
+        for entry in doc.diary.dailies {
+            batch.push(Write::PutDaily { entry });
+        }
+        for turn in doc.turns {
+            batch.push(Write::PutTurn { turn });
+        }
+        for memory in doc.memories {
+            batch.push(Write::PutMemory { memory });
+        }
+        for token in tokens {
+            batch.push(Write::PutToken { token });
+        }
+        match self.try_commit(npcid, batch).await {
+            Ok(true) => {}
+            Ok(false) => Err(CommitError::Contended {
+                npcid: npcid.to_string(),
+            })?,
+            Err(e) => Err(CommitError::Store(e))?,
+        }
         self.rebuild_vectors(npcid).await?;
         let stored = self.require_npc(npcid).await?;
         Ok(super::npcs::npc_view(&stored, false))

@@ -254,7 +254,8 @@ impl VectorSpace {
                 id: &*self.ids[h.id],
             })
             .collect();
-        hits.sort();
+        // Through the one shared sort: each `sort` instantiation costs the npm wasm ~1 KB.
+        crate::order::sort_by(&mut hits, Hit::cmp);
         hits.truncate(top_k);
         hits.into_iter()
             .map(|h| (h.id.to_string(), h.score))
@@ -310,6 +311,14 @@ impl MemoryVectorIndex {
     /// How many vectors the NPC has (tests count deletions with it).
     pub fn count(&self, npcid: &str) -> usize {
         self.npcs.borrow().get(npcid).map_or(0, VectorSpace::len)
+    }
+
+    /// Whether the NPC has a vector with this id (tests check which records have one).
+    pub fn has(&self, npcid: &str, id: &str) -> bool {
+        self.npcs
+            .borrow()
+            .get(npcid)
+            .is_some_and(|space| space.slot_of.contains_key(id))
     }
 
     fn bump(&self) {
