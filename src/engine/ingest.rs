@@ -96,7 +96,7 @@ impl Hippo {
                 );
                 continue;
             }
-            let candidates = self
+            let mut candidates = self
                 .conflict_candidates(npcid, &item, vector.as_deref(), &touched, &mut known)
                 .await?;
             let refs: Vec<(&Memory, f32, bool)> =
@@ -123,10 +123,8 @@ impl Hippo {
             match decision {
                 Decision::Reinforce { id } => {
                     let existing = touched.get(&id).cloned().or_else(|| {
-                        candidates
-                            .into_iter()
-                            .find(|(m, _, _)| m.id == id)
-                            .map(|(m, _, _)| m)
+                        let at = candidates.iter().position(|(m, _, _)| m.id == id)?;
+                        Some(candidates.swap_remove(at).0)
                     });
                     let Some(mut existing) = existing else {
                         return Err(Error::Internal(format!("candidate {id} vanished")));
@@ -278,18 +276,18 @@ impl Hippo {
             }
         }
         // The store's memories are moved out, the plan's cloned: each record is copied once.
+        // Last first, so that taking a stored one out leaves the earlier indices in place.
         let stored = found.len();
-        let mut found: Vec<Option<Memory>> = found.into_iter().map(Some).collect();
         let mut out = Vec::new();
-        for (i, s, same) in keep {
-            let memory = match found.get_mut(i) {
-                Some(slot) => slot.take(),
-                None => planned.get(i - stored).map(|m| (*m).clone()),
+        while let Some((i, s, same)) = keep.pop() {
+            let memory = if i < stored {
+                found.swap_remove(i)
+            } else {
+                planned[i - stored].clone()
             };
-            if let Some(m) = memory {
-                out.push((m, s, same));
-            }
+            out.push((memory, s, same));
         }
+        out.reverse();
         Ok(out)
     }
 

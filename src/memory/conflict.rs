@@ -9,6 +9,7 @@
 
 use super::Memory;
 use crate::nfkc::nfkc;
+use std::borrow::Cow;
 
 mod slot;
 pub use slot::subject_slot;
@@ -40,26 +41,20 @@ impl SimilarityThresholds {
 /// punctuation, whitespace or control characters. Letters, digits and symbols such as emoji
 /// are kept.
 pub fn normalize_text(s: &str) -> String {
-    // Conflict resolution normalises every memory it compares: ASCII text is its own NFKC,
-    // and its only characters kept are letters and digits.
-    if s.is_ascii() {
-        return s
-            .bytes()
-            .filter(u8::is_ascii_alphanumeric)
-            .map(|b| char::from(b.to_ascii_lowercase()))
-            .collect();
-    }
-    let mut out = String::with_capacity(s.len());
-    for c in nfkc(s).chars() {
-        // CJK ideographs (most of a Chinese text) are letters without case.
+    // Conflict resolution normalises every memory it compares: ASCII is its own NFKC, and CJK
+    // ideographs (most of a Chinese text) are letters without case, so neither searches the
+    // NFKC or case tables.
+    let text = if s.is_ascii() {
+        Cow::Borrowed(s)
+    } else {
+        nfkc(s)
+    };
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
         if ('\u{4E00}'..='\u{9FFF}').contains(&c) {
             out.push(c);
-            continue;
-        }
-        for c in c.to_lowercase() {
-            if !is_separator(c) {
-                out.push(c);
-            }
+        } else {
+            out.extend(c.to_lowercase().filter(|&c| !is_separator(c)));
         }
     }
     out
