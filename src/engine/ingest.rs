@@ -96,13 +96,17 @@ impl Hippo {
                 );
                 continue;
             }
-            let candidates = self
+            let mut candidates = self
                 .conflict_candidates(npcid, &item, vector.as_deref(), &touched, &mut known)
                 .await?;
-            let refs: Vec<(&Memory, f32)> = candidates.iter().map(|(m, s)| (m, *s)).collect();
-            let mut decision = conflict::decide(&item.summary, &refs, thresholds);
+            let refs: Vec<(&Memory, f32, bool)> =
+                candidates.iter().map(|(m, s, e)| (m, *s, *e)).collect();
+            let mut decision = conflict::decide_marked(&item.summary, &refs, thresholds);
             if let Decision::Ambiguous { id } = &decision {
-                let old = candidates.iter().find(|(m, _)| &m.id == id).map(|(m, _)| m);
+                let old = candidates
+                    .iter()
+                    .find(|(m, _, _)| &m.id == id)
+                    .map(|(m, _, _)| m);
                 decision = match old {
                     Some(old) => match self.verdict(&item.summary, &old.summary).await {
                         Verdict::Duplicate => Decision::Reinforce { id: id.clone() },
@@ -119,10 +123,8 @@ impl Hippo {
             match decision {
                 Decision::Reinforce { id } => {
                     let existing = touched.get(&id).cloned().or_else(|| {
-                        candidates
-                            .iter()
-                            .find(|(m, _)| m.id == id)
-                            .map(|(m, _)| m.clone())
+                        let at = candidates.iter().position(|(m, _, _)| m.id == id)?;
+                        Some(candidates.swap_remove(at).0)
                     });
                     let Some(mut existing) = existing else {
                         return Err(Error::Internal(format!("candidate {id} vanished")));
@@ -163,11 +165,13 @@ impl Hippo {
     }
 
     /// Same-type, live memories similar to `item`: the vector index's nearest, the lexical
-    /// index's best, and what this plan already wrote, each with its similarity. Only those
-    /// [`conflict::decide`] can pick are returned: the same normalised text, or a similarity
-    /// in the ambiguous band or above (decide takes the most similar, and below the band
-    /// anything is an insert), so a call of many memories neither clones nor normalises
-    /// every memory it touched for each new one.
+    /// index's best, and what this plan already wrote, each with its similarity and whether
+    /// it has the same normalised text. Only those [`conflict::decide_marked`] can pick are
+    /// returned: the same normalised text, or a similarity in the ambiguous band or above
+    /// (decide takes the most similar, and below the band anything is an insert), so a call
+    /// of many memories neither clones nor normalises every memory it touched for each new
+    /// one. Each candidate is normalised once and each record copied once (the store's are
+    /// moved out of the read).
     async fn conflict_candidates(
         &self,
         npcid: &str,
@@ -175,7 +179,7 @@ impl Hippo {
         vector: Option<&[f32]>,
         touched: &IndexMap<String, Memory>,
         known: &mut Known,
-    ) -> Result<Vec<(Memory, f32)>> {
+    ) -> Result<Vec<(Memory, f32, bool)>> {
         let mut sims: IndexMap<String, Option<f32>> = IndexMap::new();
         if let Some(v) = vector {
             let filter = VectorFilter {
@@ -221,15 +225,17 @@ impl Hippo {
         let mut found: Vec<Memory> = self.ports.store.memories_by_id(npcid, &ids).await?;
         found.retain(same_kind);
         // The store's, then the plan's (loops, not iterator chains: less code in the wasm).
+        let mut planned: Vec<&Memory> = Vec::new();
+        for m in touched.values() {
+            if same_kind(m) {
+                planned.push(m);
+            }
+        }
         let mut compared: Vec<&Memory> = Vec::new();
         for m in &found {
             compared.push(m);
         }
-        for m in touched.values() {
-            if same_kind(m) {
-                compared.push(m);
-            }
-        }
+        compared.extend_from_slice(&planned);
         // Similarity for candidates the vector index did not score.
         let unscored = |m: &Memory| {
             sims.get(&m.id).copied().flatten().is_none() && !known.vectors.contains_key(&m.id)
@@ -260,14 +266,28 @@ impl Hippo {
                 .or_else(|| Some(cosine(vector?, known.vectors.get(&m.id)?)))
                 .unwrap_or(0.0)
         };
-        let mut out = Vec::new();
-        for m in compared {
+        // Which of `compared` decide can pick (by index), with similarity and exact match.
+        let mut keep: Vec<(usize, f32, bool)> = Vec::new();
+        for (i, m) in compared.iter().enumerate() {
             let s = sim(m);
-            let same_text = || normalize_text(&m.summary) == text;
-            if s >= ambiguous || same_text() {
-                out.push((m.clone(), s));
+            let same = normalize_text(&m.summary) == text;
+            if s >= ambiguous || same {
+                keep.push((i, s, same));
             }
         }
+        // The store's memories are moved out, the plan's cloned: each record is copied once.
+        // Last first, so that taking a stored one out leaves the earlier indices in place.
+        let stored = found.len();
+        let mut out = Vec::new();
+        while let Some((i, s, same)) = keep.pop() {
+            let memory = if i < stored {
+                found.swap_remove(i)
+            } else {
+                planned[i - stored].clone()
+            };
+            out.push((memory, s, same));
+        }
+        out.reverse();
         Ok(out)
     }
 

@@ -8,8 +8,8 @@
 //! sentence (multilingual-e5: 0.986).
 
 use super::Memory;
-use crate::ids::sha256_hex;
 use crate::nfkc::nfkc;
+use std::borrow::Cow;
 
 mod slot;
 pub use slot::subject_slot;
@@ -41,17 +41,23 @@ impl SimilarityThresholds {
 /// punctuation, whitespace or control characters. Letters, digits and symbols such as emoji
 /// are kept.
 pub fn normalize_text(s: &str) -> String {
-    nfkc(s)
-        .chars()
-        .flat_map(char::to_lowercase)
-        .filter(|&c| !is_separator(c))
-        .collect()
-}
-
-/// SHA-256 (hex) of [`normalize_text`]: equal for texts that differ only in case, spacing,
-/// punctuation or width.
-pub fn text_hash(s: &str) -> String {
-    sha256_hex(&normalize_text(s))
+    // Conflict resolution normalises every memory it compares: ASCII is its own NFKC, and CJK
+    // ideographs (most of a Chinese text) are letters without case, so neither searches the
+    // NFKC or case tables.
+    let text = if s.is_ascii() {
+        Cow::Borrowed(s)
+    } else {
+        nfkc(s)
+    };
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if ('\u{4E00}'..='\u{9FFF}').contains(&c) {
+            out.push(c);
+        } else {
+            out.extend(c.to_lowercase().filter(|&c| !is_separator(c)));
+        }
+    }
+    out
 }
 
 /// Whitespace, control characters and punctuation (ASCII, general, CJK and their
@@ -137,20 +143,39 @@ pub fn decide(
     candidates: &[(&Memory, f32)],
     thresholds: SimilarityThresholds,
 ) -> Decision {
-    let live = || candidates.iter().filter(|(m, _)| m.superseded_by.is_none());
-    let hash = text_hash(new_summary);
-    let most_similar = |a: &&(&Memory, f32), b: &&(&Memory, f32)| a.1.total_cmp(&b.1);
-    let exact = live()
-        .filter(|(m, _)| text_hash(&m.summary) == hash)
-        .max_by(most_similar);
-    if let Some((m, _)) = exact {
+    let text = normalize_text(new_summary);
+    let marked: Vec<(&Memory, f32, bool)> = candidates
+        .iter()
+        .map(|&(m, s)| (m, s, normalize_text(&m.summary) == text))
+        .collect();
+    decide_marked(new_summary, &marked, thresholds)
+}
+
+/// [`decide`] with each candidate's exact match already known (`true`: the same
+/// [`normalize_text`] as the new fact): conflict resolution normalises each memory it
+/// compares once per call, not once per new memory.
+pub fn decide_marked(
+    new_summary: &str,
+    candidates: &[(&Memory, f32, bool)],
+    thresholds: SimilarityThresholds,
+) -> Decision {
+    let live = || {
+        candidates
+            .iter()
+            .filter(|(m, _, _)| m.superseded_by.is_none())
+    };
+    let most_similar = |a: &&(&Memory, f32, bool), b: &&(&Memory, f32, bool)| a.1.total_cmp(&b.1);
+    let exact = live().filter(|(_, _, same)| *same).max_by(most_similar);
+    if let Some((m, _, _)) = exact {
         return Decision::Reinforce { id: m.id.clone() };
     }
-    match live().filter(|(_, s)| !s.is_nan()).max_by(most_similar) {
-        Some((m, s)) if *s >= thresholds.duplicate && !new_slot_value(new_summary, &m.summary) => {
+    match live().filter(|(_, s, _)| !s.is_nan()).max_by(most_similar) {
+        Some((m, s, _))
+            if *s >= thresholds.duplicate && !new_slot_value(new_summary, &m.summary) =>
+        {
             Decision::Reinforce { id: m.id.clone() }
         }
-        Some((m, s)) if *s >= thresholds.ambiguous => Decision::Ambiguous { id: m.id.clone() },
+        Some((m, s, _)) if *s >= thresholds.ambiguous => Decision::Ambiguous { id: m.id.clone() },
         _ => Decision::Insert,
     }
 }
@@ -226,6 +251,42 @@ mod tests {
         relevant: 0.2,
     };
 
+    /// The definition [`normalize_text`]'s fast paths (ASCII, CJK ideographs) must match.
+    fn normalized_by_definition(s: &str) -> String {
+        nfkc(s)
+            .chars()
+            .flat_map(char::to_lowercase)
+            .filter(|&c| !is_separator(c))
+            .collect()
+    }
+
+    #[test]
+    fn fast_paths_normalise_as_the_definition() {
+        let ranges = [0..0x3100u32, 0x4DF0..0xA010, 0xF900..0xFB00, 0xFE00..0xFFF0];
+        for c in ranges.into_iter().flatten().filter_map(char::from_u32) {
+            for text in [
+                format!("{c}"),
+                format!("A{c}b"),
+                format!("用{c}\u{0301}户"),
+                format!("e{c}\u{0301}，"),
+            ] {
+                assert_eq!(
+                    normalize_text(&text),
+                    normalized_by_definition(&text),
+                    "{text:?}"
+                );
+            }
+        }
+        for text in [
+            "User LIVES in Berlin!!",
+            "用户喜欢吃火锅，尤其是成都那家店的",
+            "ＵＳＥＲ　ｌｉｋｅｓ　ＴＥＡ！",
+            "İstanbul ΣΑΣ café",
+        ] {
+            assert_eq!(normalize_text(text), normalized_by_definition(text));
+        }
+    }
+
     #[test]
     fn normalization_folds_case_width_punctuation_and_spacing() {
         assert_eq!(
@@ -239,8 +300,14 @@ mod tests {
         );
         assert_eq!(normalize_text("「喜欢」《三体》…"), "喜欢三体");
         assert_eq!(normalize_text("likes 🍵"), "likes🍵");
-        assert_eq!(text_hash("User likes tea."), text_hash("user  LIKES tea"));
-        assert_ne!(text_hash("User likes tea"), text_hash("User likes coffee"));
+        assert_eq!(
+            normalize_text("User likes tea."),
+            normalize_text("user  LIKES tea")
+        );
+        assert_ne!(
+            normalize_text("User likes tea"),
+            normalize_text("User likes coffee")
+        );
     }
 
     #[test]
