@@ -16,7 +16,7 @@ use crate::net::embed::WorkersAiEmbedder;
 use crate::net::fetch::{FetchClient, RetryOnce};
 use crate::net::workers_ai::{WorkersAi, WorkersAiLlm};
 use crate::vectorize::{Vectorize, VectorizeIndex};
-use hippo::engine::Ports;
+use hippo::engine::{Deferred, Ports};
 use hippo::ports::{Clock, Embedder, HttpClient, Llm, Store, VectorIndex};
 use hippo::retrieval::embed::BuiltinEmbedder;
 use hippo::retrieval::embed_cache::EmbeddingCache;
@@ -129,9 +129,12 @@ fn not_configured(message: impl Into<String>) -> HttpError {
 }
 
 impl App {
-    /// The app of a request: memories are read through the isolate's copies.
-    pub fn new(env: &Env, config: Config) -> Result<App, HttpError> {
-        App::build(env, config, Some(memory_cache::isolate()))
+    /// The app of a request: memories are read through the isolate's copies, and what its
+    /// retrievals reinforce is queued in `deferred`, written once the answer is sent.
+    pub fn new(env: &Env, config: Config, deferred: Rc<Deferred>) -> Result<App, HttpError> {
+        let mut app = App::build(env, config, Some(memory_cache::isolate()))?;
+        app.hippo = app.hippo.with_deferred_reinforcement(deferred);
+        Ok(app)
     }
 
     /// The app of a cron run: it visits each NPC once, so copying an NPC's memories into the
@@ -187,8 +190,8 @@ impl App {
     }
 
     /// The app of a request: configuration errors are 503s naming what to fix.
-    pub fn from_env(env: &Env) -> Result<App, HttpError> {
+    pub fn from_env(env: &Env, deferred: Rc<Deferred>) -> Result<App, HttpError> {
         let config = Config::from_env(env).map_err(not_configured)?;
-        App::new(env, config)
+        App::new(env, config, deferred)
     }
 }

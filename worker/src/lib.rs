@@ -31,6 +31,8 @@ pub mod llm;
 pub mod net;
 pub mod vectorize;
 
+use hippo::engine::Deferred;
+use std::rc::Rc;
 use worker::{event, Context, Env, Request, Response, ScheduleContext, ScheduledEvent};
 
 #[event(start)]
@@ -39,8 +41,26 @@ fn start() {
 }
 
 #[event(fetch)]
-async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response> {
-    http::handle(req, env).await
+async fn fetch(req: Request, env: Env, ctx: Context) -> worker::Result<Response> {
+    // Reinforcement queued by the request's retrievals is written after the answer is sent
+    // (`waitUntil`): its D1 round trip is not in the answer's path (docs/ARCHITECTURE.md).
+    let deferred = Rc::new(Deferred::default());
+    let response = http::handle(req, env, deferred.clone()).await;
+    if !deferred.is_empty() {
+        let flush = deferred.flush();
+        ctx.wait_until(async move {
+            let done = flush.await;
+            if done.failed > 0 {
+                // Only access counts are lost; the answer was already sent.
+                worker::console_error!(
+                    "reinforcement: {} of {} writes failed",
+                    done.failed,
+                    done.failed + done.committed
+                );
+            }
+        });
+    }
+    response
 }
 
 #[event(scheduled)]
