@@ -244,3 +244,30 @@ test("a failed reinforcement write changes neither the answer nor the data", asy
     await fresh.dispose();
   }
 });
+
+test("a warm isolate reads the token and the retrieval's data in one batch, never another NPC's", async () => {
+  const fresh = await startWorker();
+  try {
+    for (const [npc, summary] of [["warm-a", "The user grows tomatoes"], ["warm-b", "The user grows orchids"]]) {
+      await fresh.json("PUT", `/api/npc/${npc}`, {});
+      await fresh.json("POST", `/api/memories/${npc}`, { memories: [{ summary, type: "preference" }] });
+    }
+    const { token } = await fresh.json("POST", "/api/npc/warm-a/tokens");
+    const grows = async () => (await fresh.retrieval(token, { query: "what does the user grow", max_results: 10 })).body.memories.map((m) => m.summary).sort();
+    assert.deepEqual(await grows(), ["The user grows tomatoes"]);
+    // Warm now (the isolate knows the token and holds warm-a's copy): a write between two
+    // retrievals is seen by the next one.
+    await fresh.json("POST", "/api/memories/warm-a", { memories: [{ summary: "The user grows basil", type: "preference" }] });
+    assert.deepEqual(await grows(), ["The user grows basil", "The user grows tomatoes"]);
+    // The token now belongs to warm-b (an operator's SQL): the isolate's guess is wrong, and
+    // the answer is warm-b's alone.
+    await fresh.db.prepare("UPDATE tokens SET npcid = 'warm-b' WHERE npcid = 'warm-a'").run();
+    assert.deepEqual(await grows(), ["The user grows orchids"]);
+    assert.deepEqual(await grows(), ["The user grows orchids"]);
+    // Revoked: refused at once, whatever the isolate remembers.
+    await fresh.db.prepare("DELETE FROM tokens WHERE npcid = 'warm-b'").run();
+    assert.equal((await fresh.retrieval(token, { query: "what does the user grow" })).status, 401);
+  } finally {
+    await fresh.dispose();
+  }
+});

@@ -78,6 +78,7 @@ fn shard_ports(
     shard: &str,
     db: Db,
     memory_cache: Option<Rc<RefCell<MemoryCache>>>,
+    only_shard: bool,
 ) -> Storage {
     // What this request reads of the shard, shared by its store and its D1 vector index.
     let vectorize = vectorize_of(env, shard);
@@ -85,7 +86,12 @@ fn shard_ports(
         Some(_) => RequestState::default(),
         None => RequestState::with_d1_vectors(),
     });
-    let store = Rc::new(D1Store::new(db.clone(), memory_cache, request.clone()));
+    let store = D1Store::new(db.clone(), memory_cache, request.clone());
+    let store = Rc::new(if only_shard {
+        store.syncing_on_token()
+    } else {
+        store
+    });
     let vectors: Rc<dyn VectorIndex> = match vectorize {
         Some(vectorize) => Rc::new(VectorizeIndex::new(vectorize, db)),
         None => Rc::new(D1VectorIndex::new(db, request)),
@@ -103,7 +109,14 @@ fn storage(
     let mut stores = Vec::new();
     let mut indexes = Vec::new();
     for name in shards.names() {
-        let (store, vectors) = shard_ports(env, name, database(env, name)?, memory_cache.clone());
+        let only_shard = shards.names().len() == 1;
+        let (store, vectors) = shard_ports(
+            env,
+            name,
+            database(env, name)?,
+            memory_cache.clone(),
+            only_shard,
+        );
         stores.push(store);
         indexes.push(vectors);
     }
