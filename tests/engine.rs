@@ -503,6 +503,31 @@ fn deferred_reinforcement_lands_on_flush_on_its_own_npc() {
 }
 
 #[test]
+fn deferred_touches_of_one_npc_land_in_one_batch_each_counted() {
+    let w = world();
+    for id in ["ma", "mb"] {
+        npc(&w, id, json!({}));
+        add(
+            &w,
+            id,
+            json!([{"summary": "The user plays the violin", "type": "preference"}]),
+        );
+    }
+    let queue = Rc::new(hippo::engine::Deferred::default());
+    let deferred =
+        hippo::Hippo::new(w.hippo.ports().clone()).with_deferred_reinforcement(queue.clone());
+    for id in ["ma", "mb", "ma", "ma"] {
+        run(deferred.retrieve(id, json(json!({"query": "violin"})))).unwrap();
+    }
+    assert_eq!(queue.len(), 4);
+    let generation = w.store.generation();
+    assert_eq!(run(queue.flush()), flushed(4, 0));
+    assert_eq!(w.store.generation(), generation + 2, "one commit per NPC");
+    assert_eq!(access_counts(&w, "ma"), [3]);
+    assert_eq!(access_counts(&w, "mb"), [1]);
+}
+
+#[test]
 fn a_failed_deferred_touch_changes_neither_the_answer_nor_the_data() {
     let store = Rc::new(hippo::store::MemoryStore::new());
     let w = world_with(store.clone());

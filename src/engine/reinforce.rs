@@ -30,7 +30,10 @@ pub struct Deferred {
     pending: RefCell<Vec<Pending>>,
 }
 
-/// What a [`Deferred::flush`] did.
+/// The most touches [`Deferred::flush`] commits in one batch.
+pub const MAX_MERGED: usize = 32;
+
+/// What a [`Deferred::flush`] did, counted in touches (one per retrieval).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Flushed {
     pub committed: usize,
@@ -51,17 +54,34 @@ impl Deferred {
         self.pending.borrow_mut().push(pending);
     }
 
-    /// Commits what is queued now, in order, each to its own NPC; a failure is counted and
-    /// the rest still land. The queue is emptied at once, so the future owns its writes and
-    /// can outlive the request (`'static`: a Worker hands it to `waitUntil`).
+    /// Commits what is queued now, one batch per NPC (at most [`MAX_MERGED`] touches each,
+    /// every touch its own write, so each count lands), in the order the NPCs were first
+    /// queued; a failed batch is counted and the rest still land. A queue that outlives a
+    /// request (a Worker isolate's) so turns the touches of concurrent retrievals of one NPC
+    /// into one write. The touches of one NPC go through the store that queued the first of
+    /// them: a queue serves one deployment. The queue is emptied at once, so the future owns
+    /// its writes and can outlive the request (`'static`: a Worker hands it to `waitUntil`).
     pub fn flush(&self) -> impl Future<Output = Flushed> + 'static {
         let pending = std::mem::take(&mut *self.pending.borrow_mut());
+        let mut merged: Vec<(Pending, usize)> = Vec::new();
+        for p in pending {
+            match merged
+                .iter_mut()
+                .find(|(m, n)| m.npcid == p.npcid && *n < MAX_MERGED)
+            {
+                Some((m, n)) => {
+                    m.batch.writes.extend(p.batch.writes);
+                    *n += 1;
+                }
+                None => merged.push((p, 1)),
+            }
+        }
         async move {
             let mut done = Flushed::default();
-            for p in pending {
+            for (p, n) in merged {
                 match p.store.commit(&p.npcid, p.batch).await {
-                    Ok(()) => done.committed += 1,
-                    Err(_) => done.failed += 1,
+                    Ok(()) => done.committed += n,
+                    Err(_) => done.failed += n,
                 }
             }
             done
