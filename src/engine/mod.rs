@@ -15,6 +15,7 @@ mod memories;
 mod new_memory;
 pub(crate) mod npcs;
 mod reembed;
+mod reinforce;
 mod search;
 mod sources;
 mod tokens;
@@ -27,6 +28,7 @@ pub use conversation::MAX_TURN_CHARS;
 pub use ingest::{embedding_text, MemoryPlan};
 pub use memories::{MEMORY_PAGE_DEFAULT, MEMORY_PAGE_MAX};
 pub use new_memory::NewMemory;
+pub use reinforce::{Deferred, Flushed};
 pub use sources::MAX_SOURCES_PER_ITEM;
 
 use crate::error::{Error, Result};
@@ -59,6 +61,8 @@ pub struct Hippo {
     embedder_checked: Cell<bool>,
     /// Vectors of structured candidates (PKG fields, entities, diary days) by text.
     embed_cache: Rc<RefCell<EmbeddingCache>>,
+    /// Where retrievals queue their touches when the binding commits them after answering.
+    deferred: Option<Rc<Deferred>>,
 }
 
 /// The 404 message of an operation on an NPC that does not exist.
@@ -73,6 +77,7 @@ impl Hippo {
             decay: DecayConfig::default(),
             embedder_checked: Cell::new(false),
             embed_cache: Rc::new(RefCell::new(EmbeddingCache::default())),
+            deferred: None,
         }
     }
 

@@ -17,9 +17,7 @@ use crate::memory::strength;
 use crate::memory::{Collection, Memory, MemoryType};
 use crate::npc::Npc;
 use crate::pkg::{PkgValue, MULTI_VALUE_LIMITS};
-use crate::ports::{
-    EmbedKind, LexicalQuery, MemoryFilter, RetrievalView, VectorFilter, Write, WriteBatch,
-};
+use crate::ports::{EmbedKind, LexicalQuery, MemoryFilter, RetrievalView, VectorFilter};
 use crate::retrieval::embed_cache::{text_key, TextKey};
 use crate::retrieval::query::{
     analyse, is_dialogue, split_speaker, Names, VOICED_SUBJECT_STRENGTH,
@@ -345,25 +343,20 @@ impl Hippo {
             },
         );
 
-        // Retrieval reinforces what it returns (SPEC §2.2). A failed reinforcement must not
-        // fail the read that triggered it.
-        let touched: Vec<String> = ranked
-            .iter()
-            .filter(|x| {
-                matches!(
-                    x.candidate.kind,
-                    CandidateKind::Memory | CandidateKind::Conversation
-                )
-            })
-            .map(|x| x.candidate.id.clone())
-            .collect();
-        if r.reinforce && !touched.is_empty() {
-            let mut batch = WriteBatch::new();
-            batch.push(Write::Touch {
-                ids: touched,
-                at: now,
-            });
-            let _ = store.commit(npcid, batch).await;
+        // Retrieval reinforces what it returns (SPEC §2.2); a failed reinforcement never
+        // fails the read that triggered it.
+        if r.reinforce {
+            let touched: Vec<String> = ranked
+                .iter()
+                .filter(|x| {
+                    matches!(
+                        x.candidate.kind,
+                        CandidateKind::Memory | CandidateKind::Conversation
+                    )
+                })
+                .map(|x| x.candidate.id.clone())
+                .collect();
+            self.reinforce(npcid, touched, now).await;
         }
         Ok((ranked, npc))
     }

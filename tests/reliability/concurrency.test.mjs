@@ -6,7 +6,7 @@
 // interleaving of requests can make them conflict: these hold on a loaded machine too.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { startWorker } from "../worker/harness.mjs";
+import { eventually, startWorker } from "../worker/harness.mjs";
 
 const exportOf = (w, npcid) => w.json("GET", `/api/npc/${npcid}/export`);
 
@@ -132,7 +132,11 @@ test("a live character: 32 parallel appends and 64 parallel retrievals on one NP
     // Every memory a retrieval returned was reinforced once: no touch was lost.
     const returned = retrieved.reduce((n, r) => n + r.body.memories.length, 0);
     assert.ok(returned >= 64, `retrievals returned ${returned} memories`);
-    const counts = await w.db.prepare("SELECT SUM(access_count) AS n FROM memories WHERE npcid = 'live'").first();
+    // Reinforcement is written after each answer (`waitUntil`): wait for it to land.
+    const counts = await eventually(
+      () => w.db.prepare("SELECT SUM(access_count) AS n FROM memories WHERE npcid = 'live'").first(),
+      (row) => row.n >= returned,
+    );
     assert.equal(counts.n, returned);
     // Neither appends nor reinforcement moved the version structural writes are guarded by.
     const after = await w.db.prepare("SELECT version FROM npcs WHERE npcid = 'live'").first();

@@ -59,6 +59,19 @@ async function migrate(db) {
  */
 const envShards = (process.env.HIPPO_TEST_SHARDS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
 
+/**
+ * Polls `read` until `done(value)` holds (or `ms` pass, then returns the last value): what a
+ * request leaves to `waitUntil` (retrieval reinforcement) lands after its answer is sent.
+ */
+export async function eventually(read, done, ms = 5000) {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > until) return value;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 export async function startWorker({ vars = {}, vectorize = false, ai = false, outbound, persist, database = "hippo-test", shards = envShards } = {}) {
   const sharding = shards.length ? { HIPPO_SHARDS: ["DB", ...shards].join(",") } : {};
   const shardIndexes = vectorize === "per-shard" ? shards : [];

@@ -2,7 +2,7 @@
 // the fake provider's demo character.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { startWorker } from "./harness.mjs";
+import { eventually, startWorker } from "./harness.mjs";
 
 let w;
 let tokenA;
@@ -174,8 +174,99 @@ test("the fake provider is read-only: after seeding, no call writes anything to 
     await fresh.json("POST", "/api/memories/real", { memories: [{ summary: "The user likes jazz", type: "preference" }] });
     const token = (await fresh.json("POST", "/api/npc/real/tokens")).token;
     assert.equal((await fresh.retrieval(token, { query: "jazz" })).body.memories.length, 1);
-    const real = await fresh.db.prepare("SELECT access_count AS n FROM memories WHERE npcid = 'real'").first();
+    const real = await eventually(
+      () => fresh.db.prepare("SELECT access_count AS n FROM memories WHERE npcid = 'real'").first(),
+      (row) => row.n === 1,
+    );
     assert.equal(real.n, 1);
+  } finally {
+    await fresh.dispose();
+  }
+});
+
+test("reinforcement is written after the answer: a later read sees it, on the token's NPC only", async () => {
+  const fresh = await startWorker();
+  try {
+    for (const npc of ["touch-a", "touch-b"]) {
+      await fresh.json("PUT", `/api/npc/${npc}`, {});
+      await fresh.json("POST", `/api/memories/${npc}`, { memories: [{ summary: "The user plays the cello", type: "preference" }] });
+    }
+    const token = (await fresh.json("POST", "/api/npc/touch-a/tokens")).token;
+    const rows = () => fresh.db.prepare("SELECT npcid, access_count, last_accessed_at, created_at FROM memories ORDER BY npcid").all();
+    const asked = Date.now();
+    const r = await fresh.retrieval(token, { query: "cello" });
+    assert.equal(r.status, 200);
+    assert.equal(r.body.memories.length, 1);
+    const after = (await eventually(rows, (x) => x.results[0].access_count === 1)).results;
+    assert.equal(after[0].npcid, "touch-a");
+    assert.equal(after[0].access_count, 1);
+    assert.ok(after[0].last_accessed_at >= asked, "last access stamped by the retrieval");
+    // The other NPC's identical memory is untouched.
+    assert.equal(after[1].npcid, "touch-b");
+    assert.equal(after[1].access_count, 0);
+    assert.equal(after[1].last_accessed_at, after[1].created_at);
+    // The list route shows it too.
+    const listed = await fresh.json("GET", "/api/memories/touch-a");
+    assert.equal(listed.memories[0].access_count, 1);
+  } finally {
+    await fresh.dispose();
+  }
+});
+
+test("a failed reinforcement write changes neither the answer nor the data", async () => {
+  const fresh = await startWorker();
+  try {
+    await fresh.json("PUT", "/api/npc/refused", {});
+    await fresh.json("POST", "/api/memories/refused", { memories: [{ summary: "The user plays the cello", type: "preference" }] });
+    const token = (await fresh.json("POST", "/api/npc/refused/tokens")).token;
+    const read = () => fresh.retrieval(token, { query: "cello" });
+    const first = await read();
+    const memoryRows = () => fresh.db.prepare("SELECT * FROM memories WHERE npcid = 'refused'").all();
+    await eventually(memoryRows, (x) => x.results[0].access_count === 1);
+    // From now on D1 refuses every reinforcement (a storage fault under the deferred write).
+    await fresh.db.prepare(
+      "CREATE TRIGGER refuse_touch BEFORE UPDATE OF access_count ON memories BEGIN SELECT RAISE(ABORT, 'touch refused'); END",
+    ).run();
+    const before = (await memoryRows()).results;
+    const second = await read();
+    assert.equal(second.status, 200);
+    assert.deepEqual(second.body, first.body);
+    // The write runs after the answer: give it time to fail, then the rows must be as they were.
+    await new Promise((r) => setTimeout(r, 500));
+    assert.deepEqual((await memoryRows()).results, before);
+    assert.equal((await fresh.json("GET", "/api/memories/refused")).memories.length, 1);
+    // With the fault gone, the next retrieval reinforces again: only the failed count was lost.
+    await fresh.db.prepare("DROP TRIGGER refuse_touch").run();
+    assert.equal((await read()).status, 200);
+    const healed = await eventually(memoryRows, (x) => x.results[0].access_count === 2);
+    assert.equal(healed.results[0].access_count, 2);
+  } finally {
+    await fresh.dispose();
+  }
+});
+
+test("a warm isolate reads the token and the retrieval's data in one batch, never another NPC's", async () => {
+  const fresh = await startWorker();
+  try {
+    for (const [npc, summary] of [["warm-a", "The user grows tomatoes"], ["warm-b", "The user grows orchids"]]) {
+      await fresh.json("PUT", `/api/npc/${npc}`, {});
+      await fresh.json("POST", `/api/memories/${npc}`, { memories: [{ summary, type: "preference" }] });
+    }
+    const { token } = await fresh.json("POST", "/api/npc/warm-a/tokens");
+    const grows = async () => (await fresh.retrieval(token, { query: "what does the user grow", max_results: 10 })).body.memories.map((m) => m.summary).sort();
+    assert.deepEqual(await grows(), ["The user grows tomatoes"]);
+    // Warm now (the isolate knows the token and holds warm-a's copy): a write between two
+    // retrievals is seen by the next one.
+    await fresh.json("POST", "/api/memories/warm-a", { memories: [{ summary: "The user grows basil", type: "preference" }] });
+    assert.deepEqual(await grows(), ["The user grows basil", "The user grows tomatoes"]);
+    // The token now belongs to warm-b (an operator's SQL): the isolate's guess is wrong, and
+    // the answer is warm-b's alone.
+    await fresh.db.prepare("UPDATE tokens SET npcid = 'warm-b' WHERE npcid = 'warm-a'").run();
+    assert.deepEqual(await grows(), ["The user grows orchids"]);
+    assert.deepEqual(await grows(), ["The user grows orchids"]);
+    // Revoked: refused at once, whatever the isolate remembers.
+    await fresh.db.prepare("DELETE FROM tokens WHERE npcid = 'warm-b'").run();
+    assert.equal((await fresh.retrieval(token, { query: "what does the user grow" })).status, 401);
   } finally {
     await fresh.dispose();
   }

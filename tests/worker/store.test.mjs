@@ -29,7 +29,7 @@ test("isolates' copies of memories read what SQL reads after other isolates' wri
   const w = await startWorker();
   try {
     const report = await w.json("POST", "/__test/memory-sync");
-    assert.equal(report.cases.length, 3);
+    assert.equal(report.cases.length, 4);
     assertAllPass(report);
     // Tombstones of a deleted NPC go with it.
     const left = await w.db.prepare("SELECT COUNT(*) AS n FROM memory_tombstones WHERE npcid LIKE 'm%again'").first();

@@ -16,7 +16,7 @@ use crate::net::embed::WorkersAiEmbedder;
 use crate::net::fetch::{FetchClient, RetryOnce};
 use crate::net::workers_ai::{WorkersAi, WorkersAiLlm};
 use crate::vectorize::{Vectorize, VectorizeIndex};
-use hippo::engine::Ports;
+use hippo::engine::{Deferred, Ports};
 use hippo::ports::{Clock, Embedder, HttpClient, Llm, Store, VectorIndex};
 use hippo::retrieval::embed::BuiltinEmbedder;
 use hippo::retrieval::embed_cache::EmbeddingCache;
@@ -78,6 +78,7 @@ fn shard_ports(
     shard: &str,
     db: Db,
     memory_cache: Option<Rc<RefCell<MemoryCache>>>,
+    only_shard: bool,
 ) -> Storage {
     // What this request reads of the shard, shared by its store and its D1 vector index.
     let vectorize = vectorize_of(env, shard);
@@ -85,7 +86,12 @@ fn shard_ports(
         Some(_) => RequestState::default(),
         None => RequestState::with_d1_vectors(),
     });
-    let store = Rc::new(D1Store::new(db.clone(), memory_cache, request.clone()));
+    let store = D1Store::new(db.clone(), memory_cache, request.clone());
+    let store = Rc::new(if only_shard {
+        store.syncing_on_token()
+    } else {
+        store
+    });
     let vectors: Rc<dyn VectorIndex> = match vectorize {
         Some(vectorize) => Rc::new(VectorizeIndex::new(vectorize, db)),
         None => Rc::new(D1VectorIndex::new(db, request)),
@@ -103,7 +109,14 @@ fn storage(
     let mut stores = Vec::new();
     let mut indexes = Vec::new();
     for name in shards.names() {
-        let (store, vectors) = shard_ports(env, name, database(env, name)?, memory_cache.clone());
+        let only_shard = shards.names().len() == 1;
+        let (store, vectors) = shard_ports(
+            env,
+            name,
+            database(env, name)?,
+            memory_cache.clone(),
+            only_shard,
+        );
         stores.push(store);
         indexes.push(vectors);
     }
@@ -129,9 +142,12 @@ fn not_configured(message: impl Into<String>) -> HttpError {
 }
 
 impl App {
-    /// The app of a request: memories are read through the isolate's copies.
-    pub fn new(env: &Env, config: Config) -> Result<App, HttpError> {
-        App::build(env, config, Some(memory_cache::isolate()))
+    /// The app of a request: memories are read through the isolate's copies, and what its
+    /// retrievals reinforce is queued in `deferred`, written once the answer is sent.
+    pub fn new(env: &Env, config: Config, deferred: Rc<Deferred>) -> Result<App, HttpError> {
+        let mut app = App::build(env, config, Some(memory_cache::isolate()))?;
+        app.hippo = app.hippo.with_deferred_reinforcement(deferred);
+        Ok(app)
     }
 
     /// The app of a cron run: it visits each NPC once, so copying an NPC's memories into the
@@ -187,8 +203,8 @@ impl App {
     }
 
     /// The app of a request: configuration errors are 503s naming what to fix.
-    pub fn from_env(env: &Env) -> Result<App, HttpError> {
+    pub fn from_env(env: &Env, deferred: Rc<Deferred>) -> Result<App, HttpError> {
         let config = Config::from_env(env).map_err(not_configured)?;
-        App::new(env, config)
+        App::new(env, config, deferred)
     }
 }

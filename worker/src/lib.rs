@@ -31,6 +31,9 @@ pub mod llm;
 pub mod net;
 pub mod vectorize;
 
+use hippo::engine::Deferred;
+use std::cell::Cell;
+use std::rc::Rc;
 use worker::{event, Context, Env, Request, Response, ScheduleContext, ScheduledEvent};
 
 #[event(start)]
@@ -38,9 +41,50 @@ fn start() {
     console_error_panic_hook::set_once();
 }
 
+thread_local! {
+    /// Reinforcement queued by this isolate's retrievals, written after their answers.
+    static REINFORCEMENT: Rc<Deferred> = Rc::new(Deferred::default());
+    /// When the flush in flight started (ms), if one is: it drains the queue until empty,
+    /// so touches queued meanwhile ride on it.
+    static FLUSHING_SINCE: Cell<Option<f64>> = const { Cell::new(None) };
+}
+
+/// A flusher stops taking new touches after this long (a request's `waitUntil` is limited);
+/// what is queued then goes with the next request's flusher.
+const FLUSH_HANDOVER_MS: f64 = 5_000.0;
+/// A flush older than this is presumed lost (its `waitUntil` was cut short): the next
+/// request starts another.
+const FLUSH_STALE_MS: f64 = 20_000.0;
+
 #[event(fetch)]
-async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response> {
-    http::handle(req, env).await
+async fn fetch(req: Request, env: Env, ctx: Context) -> worker::Result<Response> {
+    // Reinforcement queued by retrievals is written after the answer is sent (`waitUntil`):
+    // its D1 round trip is not in the answer's path, and concurrent retrievals of one NPC
+    // share one write (docs/ARCHITECTURE.md).
+    let queue = REINFORCEMENT.with(Rc::clone);
+    let response = http::handle(req, env, queue.clone()).await;
+    let now = js_sys::Date::now();
+    let in_flight = FLUSHING_SINCE
+        .with(Cell::get)
+        .is_some_and(|since| now - since < FLUSH_STALE_MS);
+    if !queue.is_empty() && !in_flight {
+        FLUSHING_SINCE.with(|f| f.set(Some(now)));
+        ctx.wait_until(async move {
+            while !queue.is_empty() && js_sys::Date::now() - now < FLUSH_HANDOVER_MS {
+                let done = queue.flush().await;
+                if done.failed > 0 {
+                    // Only access counts are lost; the answers were already sent.
+                    worker::console_error!(
+                        "reinforcement: {} of {} touches not written",
+                        done.failed,
+                        done.failed + done.committed
+                    );
+                }
+            }
+            FLUSHING_SINCE.with(|f| f.set(None));
+        });
+    }
+    response
 }
 
 #[event(scheduled)]

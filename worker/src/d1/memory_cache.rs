@@ -59,7 +59,13 @@ pub struct MemoryCache {
     capacity: usize,
     entries: HashMap<String, Entry>,
     ticks: u64,
+    /// The NPC each token hash seen here belonged to: only a guess of which copy a token's
+    /// request will read (the token itself is checked in D1 on every request).
+    token_npcs: HashMap<String, String>,
 }
+
+/// The most token hashes [`MemoryCache::remember_token`] keeps (then it starts over).
+const MAX_TOKENS: usize = 4096;
 
 /// The outcome of [`MemoryCache::apply`].
 pub enum Applied {
@@ -86,7 +92,24 @@ impl MemoryCache {
             capacity,
             entries: HashMap::new(),
             ticks: 0,
+            token_npcs: HashMap::new(),
         }
+    }
+
+    /// The NPC the token with this hash belonged to when last seen in this isolate.
+    pub fn npc_of_token(&self, token_hash: &str) -> Option<String> {
+        self.token_npcs.get(token_hash).cloned()
+    }
+
+    pub fn remember_token(&mut self, token_hash: &str, npcid: &str) {
+        if self.token_npcs.get(token_hash).map(String::as_str) == Some(npcid) {
+            return;
+        }
+        if self.token_npcs.len() >= MAX_TOKENS {
+            self.token_npcs.clear();
+        }
+        self.token_npcs
+            .insert(token_hash.to_string(), npcid.to_string());
     }
 
     /// The position to read a delta from, `None` for a full read.

@@ -38,6 +38,14 @@ use std::rc::Rc;
 use wasm_bindgen::JsValue;
 use worker::D1Database;
 
+/// What a sync read did to an isolate's copy.
+enum Synced {
+    /// Up to date: serve from this copy (`None`: SQL serves the NPC).
+    Done(Option<Rc<MemoryStore>>),
+    /// The copy is of another incarnation of the NPC: read it whole.
+    NeedsFullRead,
+}
+
 /// The D1 database handle, shared by the store and the D1 vector index of one request.
 pub type Db = Rc<D1Database>;
 
@@ -49,6 +57,10 @@ pub struct D1Store {
     /// to SQL.
     isolate_memories: Option<Rc<RefCell<MemoryCache>>>,
     request: Rc<RequestState>,
+    /// Whether a token lookup may also sync the copy of the NPC the token was last seen with
+    /// ([`Store::token_by_hash`]): only when this database holds every NPC (one shard), since
+    /// every shard is asked for a token and the copies are keyed by NPC alone.
+    syncs_on_token: bool,
 }
 
 impl D1Store {
@@ -63,7 +75,14 @@ impl D1Store {
             db,
             isolate_memories,
             request,
+            syncs_on_token: false,
         }
+    }
+
+    /// Lets a token lookup sync its NPC's copy in the same batch (one database only).
+    pub fn syncing_on_token(mut self) -> Self {
+        self.syncs_on_token = true;
+        self
     }
 
     /// The copy of `npcid`'s memories to serve this request's reads from, brought up to date
@@ -77,7 +96,6 @@ impl D1Store {
         }
         let mut since = cache.borrow().position(npcid);
         // At most two reads: a delta, then a full read if the NPC was re-created meanwhile.
-        let mut view = None;
         for _ in 0..2 {
             let capacity = cache.borrow().capacity();
             let read = sync::read(
@@ -88,29 +106,44 @@ impl D1Store {
                 self.request.reads_vector_generations(),
             )
             .await?;
-            if let Some(generation) = read.vector_generation {
-                self.request.put_vector_generation(npcid, generation);
-            }
-            let delta = read.delta;
-            self.request
-                .remember(npcid, delta.as_ref().map(|d| d.npc.clone()), read.profile);
-            let Some(delta) = delta else {
-                // No such NPC: SQL answers (with nothing), and the copy goes.
-                cache.borrow_mut().forget(npcid);
-                break;
-            };
-            let applied = cache.borrow_mut().apply(npcid, since.as_ref(), delta)?;
-            match applied {
-                Applied::Serve(store) => {
-                    view = Some(store);
-                    break;
-                }
-                Applied::TooBig => break,
-                Applied::NeedsFullRead => since = None,
+            match self.take_sync(cache, npcid, since.as_ref(), read)? {
+                Synced::Done(view) => return Ok(view),
+                Synced::NeedsFullRead => since = None,
             }
         }
+        self.request.set_synced_memories(npcid, None);
+        Ok(None)
+    }
+
+    /// Brings `npcid`'s copy up to date with a sync read made from `since`, and keeps what
+    /// the read fetched for this request's later reads.
+    fn take_sync(
+        &self,
+        cache: &RefCell<MemoryCache>,
+        npcid: &str,
+        since: Option<&memory_cache::Position>,
+        read: sync::SyncRead,
+    ) -> PortResult<Synced> {
+        if let Some(generation) = read.vector_generation {
+            self.request.put_vector_generation(npcid, generation);
+        }
+        let delta = read.delta;
+        self.request
+            .remember(npcid, delta.as_ref().map(|d| d.npc.clone()), read.profile);
+        let view = match delta {
+            // No such NPC: SQL answers (with nothing), and the copy goes.
+            None => {
+                cache.borrow_mut().forget(npcid);
+                None
+            }
+            Some(delta) => match cache.borrow_mut().apply(npcid, since, delta)? {
+                Applied::Serve(store) => Some(store),
+                Applied::TooBig => None,
+                Applied::NeedsFullRead => return Ok(Synced::NeedsFullRead),
+            },
+        };
         self.request.set_synced_memories(npcid, view.clone());
-        Ok(view)
+        Ok(Synced::Done(view))
     }
 
     async fn all<T: DeserializeOwned>(&self, sql: &str, params: &[JsValue]) -> PortResult<Vec<T>> {
@@ -516,22 +549,47 @@ impl Store for D1Store {
 
     /// The token and, in the same round trip, its NPC: the next read of a caller is that NPC
     /// (`Hippo::resolve_caller` refuses a token whose NPC is gone), then served from the
-    /// request's state.
+    /// request's state. When this isolate saw the token before and holds a copy of its NPC's
+    /// memories, the same batch also brings that copy up to date (the retrieval's own read,
+    /// one round trip fewer); it is used only if the token, read in the same batch, still
+    /// belongs to that NPC.
     async fn token_by_hash(&self, token_hash: &str) -> PortResult<Option<TokenRecord>> {
         let token_sql = format!("SELECT {TOKEN_COLUMNS} FROM tokens WHERE token_hash = ?1");
-        let npc_sql = format!(
-            "SELECT {NPC_COLUMNS} FROM npcs \
-             WHERE npcid = (SELECT npcid FROM tokens WHERE token_hash = ?1)"
-        );
-        let results = batch(
-            &self.db,
-            vec![
-                statement(&self.db, &token_sql, &[text(token_hash)])?,
-                statement(&self.db, &npc_sql, &[text(token_hash)])?,
-            ],
-        )
-        .await?;
-        let (Some(tokens), Some(npcs)) = (results.first(), results.get(1)) else {
+        let mut statements = vec![statement(&self.db, &token_sql, &[text(token_hash)])?];
+        let cache = self
+            .isolate_memories
+            .as_ref()
+            .filter(|_| self.syncs_on_token);
+        let guess = cache.and_then(|cache| {
+            let cache = cache.borrow();
+            let npcid = cache.npc_of_token(token_hash)?;
+            let since = cache.position(&npcid)?;
+            Some((cache, npcid, since))
+        });
+        let guess = match guess {
+            Some((cache, npcid, since)) => {
+                let capacity = cache.capacity();
+                drop(cache);
+                statements.extend(sync::statements(
+                    &self.db,
+                    &npcid,
+                    Some(&since),
+                    capacity,
+                    self.request.reads_vector_generations(),
+                )?);
+                Some((npcid, since))
+            }
+            None => {
+                let npc_sql = format!(
+                    "SELECT {NPC_COLUMNS} FROM npcs \
+                     WHERE npcid = (SELECT npcid FROM tokens WHERE token_hash = ?1)"
+                );
+                statements.push(statement(&self.db, &npc_sql, &[text(token_hash)])?);
+                None
+            }
+        };
+        let results = batch(&self.db, statements).await?;
+        let (Some(tokens), Some(rest)) = (results.first(), results.get(1..)) else {
             return Err(hippo::error::PortError::Backend(
                 "the token batch answered fewer results than statements".into(),
             ));
@@ -541,16 +599,33 @@ impl Store for D1Store {
             .map_err(backend)?
             .pop()
             .map(TokenRow::into_record);
-        if let Some(token) = &token {
-            let npc = npcs
-                .results::<NpcRow>()
-                .map_err(backend)?
-                .pop()
-                .map(NpcRow::into_npc)
-                .transpose()?;
-            self.request.remember_npc(&token.npcid, npc);
+        let Some(token) = token else {
+            return Ok(None);
+        };
+        if let Some(cache) = cache {
+            cache.borrow_mut().remember_token(token_hash, &token.npcid);
         }
-        Ok(token)
+        match (guess, cache) {
+            (Some((npcid, since)), Some(cache)) if npcid == token.npcid => {
+                let read = sync::parse(rest)?;
+                // A copy of another incarnation: the retrieval's own read does the full one.
+                let _ = self.take_sync(cache, &npcid, Some(&since), read)?;
+            }
+            // The token moved to another NPC meanwhile: its NPC is read when needed.
+            (Some(_), _) => {}
+            (None, _) => {
+                let npc = rest
+                    .first()
+                    .map(|r| r.results::<NpcRow>())
+                    .transpose()
+                    .map_err(backend)?
+                    .and_then(|mut rows| rows.pop())
+                    .map(NpcRow::into_npc)
+                    .transpose()?;
+                self.request.remember_npc(&token.npcid, npc);
+            }
+        }
+        Ok(Some(token))
     }
 
     async fn tokens(&self, npcid: &str) -> PortResult<Vec<TokenRecord>> {

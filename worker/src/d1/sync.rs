@@ -13,6 +13,7 @@ use super::vectors::{generation_statement, Generation};
 use super::Db;
 use hippo::ports::PortResult;
 use serde::Deserialize;
+use worker::{D1PreparedStatement, D1Result};
 
 #[derive(Deserialize)]
 struct Head {
@@ -46,6 +47,22 @@ pub async fn read(
     capacity: usize,
     with_vector_generation: bool,
 ) -> PortResult<SyncRead> {
+    let results = batch(
+        db,
+        statements(db, npcid, since, capacity, with_vector_generation)?,
+    )
+    .await?;
+    parse(&results)
+}
+
+/// The statements of [`read`], for a batch that reads more (the token lookup's).
+pub fn statements(
+    db: &Db,
+    npcid: &str,
+    since: Option<&Position>,
+    capacity: usize,
+    with_vector_generation: bool,
+) -> PortResult<Vec<D1PreparedStatement>> {
     let id = text(npcid);
     // A full read needs no tombstones: nothing to delete from an empty copy.
     let rows_since = since.map_or(-1, |p| p.rev);
@@ -77,7 +94,16 @@ pub async fn read(
     if with_vector_generation {
         statements.push(generation_statement(db, npcid)?);
     }
-    let results = batch(db, statements).await?;
+    Ok(statements)
+}
+
+/// What the results of [`statements`] say, in their order.
+pub fn parse(results: &[D1Result]) -> PortResult<SyncRead> {
+    if results.len() < 8 {
+        return Err(hippo::error::PortError::Backend(
+            "the sync read answered fewer results than statements".into(),
+        ));
+    }
     let profile = Profile::from_results(&results[4..8])?;
     let vector_generation = match results.get(8) {
         Some(result) => result

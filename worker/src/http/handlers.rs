@@ -12,7 +12,9 @@ use crate::demo;
 use crate::error::HttpError;
 use hippo::api::protocol::{parse_retrieval_request, ParsedRetrieval, MAX_REQUEST_BYTES};
 use hippo::api::{param, Caller, Operation, RawRequest, Reply as CoreReply};
+use hippo::engine::Deferred;
 use serde::Serialize;
+use std::rc::Rc;
 use worker::{Request, Response, RouteContext};
 
 type Reply = Result<Response, HttpError>;
@@ -22,7 +24,10 @@ fn ok_json<T: Serialize>(value: &T) -> Reply {
 }
 
 /// The values of the route's `{name}` path segments, as the router matched them.
-fn path_params<'a>(route: &Route, ctx: &'a RouteContext<()>) -> Vec<(&'static str, &'a str)> {
+fn path_params<'a>(
+    route: &Route,
+    ctx: &'a RouteContext<Rc<Deferred>>,
+) -> Vec<(&'static str, &'a str)> {
     route
         .path
         .split('/')
@@ -32,7 +37,7 @@ fn path_params<'a>(route: &Route, ctx: &'a RouteContext<()>) -> Vec<(&'static st
 }
 
 /// Serves `route`: access first (503/401), then the route's own work.
-pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Reply {
+pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<Rc<Deferred>>) -> Reply {
     // Routes that need neither configuration nor storage.
     match route.op {
         Op::Health => return ok_json(&hippo::api::Ok::new()),
@@ -60,7 +65,7 @@ pub async fn serve(route: &Route, mut req: Request, ctx: RouteContext<()>) -> Re
         _ => {}
     }
     // Only now the rest of the configuration: its errors name variables (503).
-    let app = App::from_env(&ctx.env)?;
+    let app = App::from_env(&ctx.env, ctx.data.clone())?;
     let hippo = &app.hippo;
     match route.op {
         Op::Health => ok_json(&hippo::api::Ok::new()),

@@ -15,13 +15,15 @@ pub mod routes;
 pub mod test_hooks;
 
 use crate::error::{HttpError, Surface};
+use hippo::engine::Deferred;
 use routes::{Route, ROUTES};
+use std::rc::Rc;
 use worker::{Env, Method, Request, Response, RouteContext, Router};
 
 async fn run_route(
     route: &'static Route,
     req: Request,
-    ctx: RouteContext<()>,
+    ctx: RouteContext<Rc<Deferred>>,
 ) -> worker::Result<Response> {
     let surface = route.surface();
     match handlers::serve(route, req, ctx).await {
@@ -30,9 +32,10 @@ async fn run_route(
     }
 }
 
-/// The router of [`ROUTES`]: one registration per table entry.
-fn router() -> Router<'static, ()> {
-    let mut router = Router::new();
+/// The router of [`ROUTES`]: one registration per table entry. `deferred` is where the
+/// request's retrievals queue their reinforcement.
+fn router(deferred: Rc<Deferred>) -> Router<'static, Rc<Deferred>> {
+    let mut router = Router::with_data(deferred);
     for route in ROUTES {
         let path = route.router_path();
         let handler = move |req, ctx| run_route(route, req, ctx);
@@ -61,12 +64,13 @@ fn is_router_fallback(response: &Response) -> bool {
 }
 
 /// Answers one request. Unknown paths (404) and wrong methods (405, with `Allow`) get the
-/// JSON error shape of their surface, like every other error.
-pub async fn handle(req: Request, env: Env) -> worker::Result<Response> {
+/// JSON error shape of their surface, like every other error. Reinforcement writes of its
+/// retrievals are left in `deferred`, for the caller to flush once the answer is sent.
+pub async fn handle(req: Request, env: Env, deferred: Rc<Deferred>) -> worker::Result<Response> {
     let method = req.method();
     let path = req.path();
     let surface = Surface::of_path(&path);
-    let response = match router().run(req, env).await {
+    let response = match router(deferred).run(req, env).await {
         Ok(response) => response,
         Err(err) => return HttpError::from(err).response(surface),
     };

@@ -1,7 +1,7 @@
 //! Isolates' copies of memories ([`crate::d1::memory_cache`]) against SQL: after every kind
 //! of write by another isolate, a request served from a copy reads exactly what SQL reads.
 
-use crate::d1::{D1Store, Db, MemoryCache};
+use crate::d1::{D1Store, Db, MemoryCache, RequestState};
 use hippo::memory::{Collection, Memory, MemoryType};
 use hippo::npc::Npc;
 use hippo::ports::*;
@@ -346,6 +346,102 @@ async fn npcs_bigger_than_the_cache_are_read_in_sql(db: &Db, p: &str) -> CaseRes
     Ok(())
 }
 
+/// A request whose token lookup may sync the token's NPC (one database), and its state.
+fn syncing_request(db: &Db, cache: &Cache) -> (D1Store, Rc<RequestState>) {
+    let state = Rc::new(RequestState::default());
+    let store = D1Store::new(db.clone(), Some(cache.clone()), state.clone()).syncing_on_token();
+    (store, state)
+}
+
+/// The NPC the token with `hash` names.
+async fn named_by(store: &D1Store, hash: &str) -> Result<String, String> {
+    store
+        .token_by_hash(hash)
+        .await
+        .map_err(|e| e.to_string())?
+        .map(|t| t.npcid)
+        .ok_or_else(|| "the token is gone".to_string())
+}
+
+/// A warm isolate's token lookup brings the token's NPC's copy up to date in its own batch
+/// (the retrieval then reads no D1), only for the NPC the token names in that batch.
+async fn a_token_lookup_syncs_its_npcs_copy(db: &Db, p: &str) -> CaseResult {
+    let cache = isolate();
+    let (id, other) = (format!("{p}tok"), format!("{p}tok-other"));
+    let hash = format!("{p}hash");
+    for npcid in [&id, &other] {
+        commit(
+            db,
+            &cache,
+            npcid,
+            vec![Write::PutNpc(npc(npcid)), put(memory("t1", "tea", &[], 1))],
+        )
+        .await?;
+    }
+    let token = TokenRecord {
+        token_id: format!("{p}t"),
+        npcid: id.clone(),
+        token_hash: hash.clone(),
+        created_at: Timestamp(T0),
+        expires_at: None,
+        scopes: vec![Scope::Retrieval],
+    };
+    commit(db, &cache, &id, vec![Write::PutToken { token }]).await?;
+    // First sight of the token: nothing synced by the lookup; the retrieval's read warms the copy.
+    let (store, state) = syncing_request(db, &cache);
+    named_by(&store, &hash).await?;
+    if state.synced_memories(&id).is_some() {
+        return Err("a cold lookup synced a copy".into());
+    }
+    seen(&store, &id).await?;
+    // Another isolate writes; the next lookup syncs the copy in its batch, and it reads as SQL.
+    commit(
+        db,
+        &isolate(),
+        &id,
+        vec![put(memory("t2", "harbor", &[], 2))],
+    )
+    .await?;
+    let (store, state) = syncing_request(db, &cache);
+    named_by(&store, &hash).await?;
+    if !matches!(state.synced_memories(&id), Some(Some(_))) {
+        return Err("a warm lookup did not sync the token's NPC".into());
+    }
+    let from_copy = seen(&store, &id).await?;
+    let from_sql = seen(&request(db, None), &id).await?;
+    if from_copy != from_sql {
+        return Err(format!(
+            "after the lookup's sync the copy read {from_copy:?}\nSQL read {from_sql:?}"
+        ));
+    }
+    // Without the flag (several databases) the lookup reads only the token and its NPC.
+    let state = Rc::new(RequestState::default());
+    let plain = D1Store::new(db.clone(), Some(cache.clone()), state.clone());
+    named_by(&plain, &hash).await?;
+    if state.synced_memories(&id).is_some() {
+        return Err("a lookup without the flag synced a copy".into());
+    }
+    // The token now names another NPC: the guess is not used.
+    let moved = crate::d1::bind::statement(
+        db,
+        "UPDATE tokens SET npcid = ?1 WHERE token_hash = ?2",
+        &[crate::d1::bind::text(&other), crate::d1::bind::text(&hash)],
+    )
+    .map_err(|e| e.to_string())?;
+    crate::d1::bind::batch(db, vec![moved])
+        .await
+        .map_err(|e| e.to_string())?;
+    let (store, state) = syncing_request(db, &cache);
+    let named = named_by(&store, &hash).await?;
+    if named != other || state.synced_memories(&id).is_some() {
+        return Err(format!(
+            "a moved token: named {named}, synced the old NPC: {}",
+            state.synced_memories(&id).is_some()
+        ));
+    }
+    Ok(())
+}
+
 fn isolate() -> Cache {
     Rc::new(RefCell::new(MemoryCache::new(
         crate::d1::memory_cache::CAPACITY,
@@ -365,6 +461,10 @@ pub async fn run(db: Db, p: &str) -> Vec<(String, CaseResult)> {
         (
             "npcs_bigger_than_the_cache_are_read_in_sql".into(),
             npcs_bigger_than_the_cache_are_read_in_sql(&db, p).await,
+        ),
+        (
+            "a_token_lookup_syncs_its_npcs_copy".into(),
+            a_token_lookup_syncs_its_npcs_copy(&db, p).await,
         ),
     ]
 }
