@@ -469,10 +469,11 @@ fn flushed(committed: usize, failed: usize) -> hippo::engine::Flushed {
     hippo::engine::Flushed { committed, failed }
 }
 
-#[test]
-fn deferred_reinforcement_lands_on_flush_on_its_own_npc() {
+/// NPCs `ids`, each with one memory, and an engine over the same ports that defers its
+/// reinforcement to the returned queue.
+fn violinists(ids: [&str; 2]) -> (World, Rc<hippo::engine::Deferred>, hippo::Hippo) {
     let w = world();
-    for id in ["da", "db"] {
+    for id in ids {
         npc(&w, id, json!({}));
         add(
             &w,
@@ -483,6 +484,12 @@ fn deferred_reinforcement_lands_on_flush_on_its_own_npc() {
     let queue = Rc::new(hippo::engine::Deferred::default());
     let deferred =
         hippo::Hippo::new(w.hippo.ports().clone()).with_deferred_reinforcement(queue.clone());
+    (w, queue, deferred)
+}
+
+#[test]
+fn deferred_reinforcement_lands_on_flush_on_its_own_npc() {
+    let (w, queue, deferred) = violinists(["da", "db"]);
     w.clock.advance_hours(1.0);
     let asked_at = hippo::ports::Clock::now(&*w.clock);
     let now = retrieve(&w, "db", json!({"query": "violin"}));
@@ -509,18 +516,7 @@ fn deferred_reinforcement_lands_on_flush_on_its_own_npc() {
 
 #[test]
 fn deferred_touches_of_one_npc_land_in_one_batch_each_counted() {
-    let w = world();
-    for id in ["ma", "mb"] {
-        npc(&w, id, json!({}));
-        add(
-            &w,
-            id,
-            json!([{"summary": "The user plays the violin", "type": "preference"}]),
-        );
-    }
-    let queue = Rc::new(hippo::engine::Deferred::default());
-    let deferred =
-        hippo::Hippo::new(w.hippo.ports().clone()).with_deferred_reinforcement(queue.clone());
+    let (w, queue, deferred) = violinists(["ma", "mb"]);
     for id in ["ma", "mb", "ma", "ma"] {
         run(deferred.retrieve(id, json(json!({"query": "violin"})))).unwrap();
     }
