@@ -60,7 +60,9 @@ impl Hippo {
     /// rebuilds its vectors. The path's `npcid` wins over the document's. Every record is
     /// checked by the rules of the route that writes it (400 naming the first one that
     /// fails, nothing written). The NPC's memory_retrieval tokens are kept: a restore must
-    /// not cut off the platforms that talk to the character.
+    /// not cut off the platforms that talk to the character. A write to the NPC that lands
+    /// between the import's read and its commit makes it `busy` (503: send it again) rather
+    /// than being erased by a silent retry.
     pub async fn import_npc(&self, npcid: &str, mut doc: NpcExport) -> Result<NpcView> {
         validate_npcid(npcid)?;
         validate_export(&mut doc)?;
