@@ -1797,3 +1797,52 @@ fn a_rebuild_over_many_pages_misses_no_record_when_one_is_deleted_meanwhile() {
         "and no vector of the deleted record"
     );
 }
+
+#[test]
+fn an_import_raced_by_a_write_is_busy_and_writes_nothing() {
+    let store = Rc::new(MemoryStore::new());
+    let w = world_with(store.clone());
+    npc(&w, "i", json!({}));
+    add(
+        &w,
+        "i",
+        json!([{"summary": "The user keeps bees", "type": "preference"}]),
+    );
+    let mut doc = run(w.hippo.export_npc("i")).unwrap();
+    doc.memories[0].summary = "The user restores old clocks".into();
+    // Each store call yields, so the write below lands between the import's read of the NPC
+    // and its commit.
+    let interleaved = hippo::Hippo::new(Ports {
+        store: Rc::new(TestStore::interleaving(store.clone())),
+        ..w.hippo.ports().clone()
+    });
+    let import = interleaved.import_npc("i", doc);
+    // One store call, which lands after the import has read the NPC (both yield first; the
+    // import is polled first) and before its commit.
+    let racing = TestStore::interleaving(store.clone());
+    let mut batch = WriteBatch::new();
+    batch.push(Write::SetPkgField {
+        key: "Hobbies".into(),
+        value: PkgValue::Text("Chess".into()),
+        source_turns: Default::default(),
+    });
+    let write = racing.commit("i", batch);
+    let (imported, written) = run(async { futures::join!(import, write) });
+    written.unwrap();
+    assert!(
+        matches!(imported, Err(Error::Busy(_))),
+        "the import must not erase the write that landed first: {imported:?}"
+    );
+    // Nothing of the document landed, and the write is kept.
+    let summaries: Vec<String> = run(w.hippo.list_memories("i", ListMemoriesQuery::default()))
+        .unwrap()
+        .memories
+        .into_iter()
+        .map(|m| m.memory.summary)
+        .collect();
+    assert_eq!(summaries, ["The user keeps bees"]);
+    assert_eq!(
+        run(w.hippo.get_pkg("i")).unwrap().pkg["Hobbies"],
+        PkgValue::Text("Chess".into())
+    );
+}
