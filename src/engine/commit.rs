@@ -55,6 +55,22 @@ impl Hippo {
         }
     }
 
+    /// Commits a batch in one attempt: someone else committing first since its read is
+    /// [`CommitError::Contended`] (`busy`, for the caller to send again).
+    pub(crate) async fn commit_once(
+        &self,
+        npcid: &str,
+        batch: WriteBatch,
+    ) -> Result<(), CommitError> {
+        match self.try_commit(npcid, batch).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(CommitError::Contended {
+                npcid: npcid.to_string(),
+            }),
+            Err(e) => Err(CommitError::Store(e)),
+        }
+    }
+
     /// The read → compute → commit loop: `attempt` reads what it needs (with the NPC's
     /// `version`), computes the batch and what the caller answers once it is durable; the
     /// batch is committed, and on a conflict `attempt` runs again on fresh reads, at most

@@ -389,17 +389,19 @@ impl Hippo {
         let mut version = self.require_npc(npcid).await?.version;
         // A pass again while writes land meanwhile: a record deleted during a pass shifts the
         // later pages by one, so the pass may have skipped one (and kept the deleted one's).
-        for _ in 1..REBUILD_PASSES {
+        let mut pass = 1;
+        loop {
             self.ports.vectors.delete_npc(npcid).await?;
             let done = self.embed_pages(npcid).await?;
+            if pass == REBUILD_PASSES {
+                return Ok(done);
+            }
             let now = self.require_npc(npcid).await?.version;
             if now == version {
                 return Ok(done);
             }
-            version = now;
+            (version, pass) = (now, pass + 1);
         }
-        self.ports.vectors.delete_npc(npcid).await?;
-        self.embed_pages(npcid).await
     }
 
     /// Embeds every record of the NPC, a page at a time (not all at once: in wasm, memory

@@ -1,6 +1,5 @@
 //! Export and import of one NPC's whole memory as a versioned JSON document.
 
-use super::commit::CommitError;
 use super::conversation::validate_stored_turn;
 use super::dream::{DAILY_MAX_CHARS, PRIOR_MAX_CHARS};
 use super::new_memory::{fit_keywords, validate_record};
@@ -68,9 +67,7 @@ impl Hippo {
         validate_export(&mut doc)?;
         // One attempt, the document moved into the batch: a retry would need a copy of it,
         // and a large import would hold two (in wasm, memory taken at an import's peak is
-        // never given back). An import over an NPC that exists is guarded by its version
-        // (its tokens are read and kept); a write landing meanwhile makes it a 503 `busy`
-        // to retry, rather than silently erasing that write.
+        // never given back). Over an NPC that exists it is guarded by the NPC's version.
         let existing = self.ports.store.npc(npcid).await?;
         let tokens = match existing {
             Some(_) => self.ports.store.tokens(npcid).await?,
@@ -111,13 +108,7 @@ impl Hippo {
         for token in tokens {
             batch.push(Write::PutToken { token });
         }
-        match self.try_commit(npcid, batch).await {
-            Ok(true) => {}
-            Ok(false) => Err(CommitError::Contended {
-                npcid: npcid.to_string(),
-            })?,
-            Err(e) => Err(CommitError::Store(e))?,
-        }
+        self.commit_once(npcid, batch).await?;
         self.rebuild_vectors(npcid).await?;
         let stored = self.require_npc(npcid).await?;
         Ok(super::npcs::npc_view(&stored, false))

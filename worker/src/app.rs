@@ -108,8 +108,8 @@ fn storage(
 ) -> Result<Storage, HttpError> {
     let mut stores = Vec::new();
     let mut indexes = Vec::new();
+    let only_shard = shards.names().len() == 1;
     for name in shards.names() {
-        let only_shard = shards.names().len() == 1;
         let (store, vectors) = shard_ports(
             env,
             name,
