@@ -26,9 +26,9 @@ pub const RESCORE_FACTOR: usize = 4;
 /// The smallest shortlist rescored, whatever `top_k` (small `top_k`s gain most from it).
 const RESCORE_MIN: usize = 32;
 
-/// One NPC's vectors, laid out for a fast scan: codes in one flat array (`dim` per slot),
-/// scales and norms beside them, metadata beside those, and ids only cloned for the top hits.
-/// All of one dimension (the first vector's).
+/// One NPC's vectors, laid out for a fast scan: codes in fixed blocks of rows (`dim` per
+/// slot), scales and norms beside them, metadata beside those, and ids only cloned for the top
+/// hits. All of one dimension (the first vector's).
 #[derive(Debug, Default, Clone)]
 pub struct VectorSpace {
     dim: usize,
@@ -37,7 +37,7 @@ pub struct VectorSpace {
     /// The norm of each vector as it was given (cosine's denominator).
     norms: Vec<f32>,
     scales: Vec<f32>,
-    codes: Vec<i8>,
+    codes: CodeRows,
     slot_of: HashMap<Box<str>, u32>,
     /// Cells of each kind for [`VectorSpace::query_near`], kept in step with the rows.
     partition: Partition,
@@ -91,6 +91,7 @@ impl VectorSpace {
     ) -> PortResult<()> {
         if self.ids.is_empty() {
             self.dim = q.codes.len();
+            self.codes = CodeRows::new(self.dim);
         } else if q.codes.len() != self.dim {
             return Err(PortError::Backend(format!(
                 "vector of dimension {} in an index of dimension {}",
@@ -105,7 +106,7 @@ impl VectorSpace {
                 self.meta[slot] = meta;
                 self.norms[slot] = norm;
                 self.scales[slot] = q.scale;
-                self.codes[slot * self.dim..(slot + 1) * self.dim].copy_from_slice(&q.codes);
+                self.codes.row_mut(slot).copy_from_slice(&q.codes);
             }
             None => {
                 let slot = u32::try_from(self.ids.len())
@@ -117,7 +118,7 @@ impl VectorSpace {
                 self.meta.push(meta);
                 self.norms.push(norm);
                 self.scales.push(q.scale);
-                self.codes.extend_from_slice(&q.codes);
+                self.codes.push(&q.codes);
             }
         }
         Ok(())
@@ -134,8 +135,7 @@ impl VectorSpace {
             .removed(slot, self.meta[slot], last, self.meta[last]);
         if slot != last {
             // Move the last slot into the hole.
-            self.codes
-                .copy_within(last * self.dim..(last + 1) * self.dim, slot * self.dim);
+            self.codes.move_last_to(slot);
             self.ids.swap(slot, last);
             self.meta.swap(slot, last);
             self.norms.swap(slot, last);
@@ -146,11 +146,11 @@ impl VectorSpace {
         self.meta.pop();
         self.norms.pop();
         self.scales.pop();
-        self.codes.truncate(last * self.dim);
+        self.codes.pop();
     }
 
     fn row(&self, slot: usize) -> &[i8] {
-        &self.codes[slot * self.dim..(slot + 1) * self.dim]
+        self.codes.row(slot)
     }
 
     /// The `top_k` best cosines among the slots the filter keeps: best first, ties by id.
@@ -260,6 +260,76 @@ impl VectorSpace {
         hits.into_iter()
             .map(|h| (h.id.to_string(), h.score))
             .collect()
+    }
+}
+
+/// Rows of codes in blocks of [`CodeRows::BLOCK`] rows. One flat `Vec` doubles as it grows,
+/// so at 100k vectors it held up to twice the codes and, while it moved, three times (wasm
+/// memory never shrinks back); blocks grow by one block and never move.
+#[derive(Debug, Default, Clone)]
+struct CodeRows {
+    dim: usize,
+    rows: usize,
+    blocks: Vec<Vec<i8>>,
+}
+
+impl CodeRows {
+    const BLOCK_BITS: u32 = 10;
+    const BLOCK: usize = 1 << Self::BLOCK_BITS;
+
+    fn new(dim: usize) -> Self {
+        Self {
+            dim,
+            ..Self::default()
+        }
+    }
+
+    fn at(&self, slot: usize) -> (usize, std::ops::Range<usize>) {
+        let start = (slot & (Self::BLOCK - 1)) * self.dim;
+        (slot >> Self::BLOCK_BITS, start..start + self.dim)
+    }
+
+    fn row(&self, slot: usize) -> &[i8] {
+        let (block, range) = self.at(slot);
+        &self.blocks[block][range]
+    }
+
+    fn row_mut(&mut self, slot: usize) -> &mut [i8] {
+        let (block, range) = self.at(slot);
+        &mut self.blocks[block][range]
+    }
+
+    fn push(&mut self, codes: &[i8]) {
+        if self.rows & (Self::BLOCK - 1) == 0 {
+            self.blocks.push(Vec::with_capacity(Self::BLOCK * self.dim));
+        }
+        if let Some(block) = self.blocks.last_mut() {
+            block.extend_from_slice(codes);
+        }
+        self.rows += 1;
+    }
+
+    /// Copies the last row over `slot` (a removal's swap); [`CodeRows::pop`] then drops it.
+    fn move_last_to(&mut self, slot: usize) {
+        let last = self.rows - 1;
+        let (from_block, from) = self.at(last);
+        let (to_block, to) = self.at(slot);
+        if from_block == to_block {
+            self.blocks[to_block].copy_within(from, to.start);
+        } else {
+            let (head, tail) = self.blocks.split_at_mut(from_block);
+            head[to_block][to].copy_from_slice(&tail[0][from]);
+        }
+    }
+
+    fn pop(&mut self) {
+        self.rows -= 1;
+        let keep = (self.rows & (Self::BLOCK - 1)) * self.dim;
+        if keep == 0 {
+            self.blocks.pop();
+        } else if let Some(block) = self.blocks.last_mut() {
+            block.truncate(keep);
+        }
     }
 }
 
@@ -682,6 +752,46 @@ mod tests {
             small.query_near(&nudged[7], 8, &f),
             small.query(&nudged[7], 8, &f)
         );
+    }
+
+    #[test]
+    fn removals_across_blocks_keep_every_other_row_whole() {
+        // Rows whose codes name them, over three blocks; removals move rows between blocks.
+        let dim = 3;
+        let n = CodeRows::BLOCK * 2 + 5;
+        let codes_of = |i: usize| vec![(i % 127) as i8, ((i / 127) % 127) as i8, 1];
+        let mut space = VectorSpace::default();
+        for i in 0..n {
+            let q = Quantized {
+                codes: codes_of(i),
+                scale: 1.0,
+            };
+            let meta = (Collection::Memory, MemoryType::History);
+            space.put(format!("v{i}"), meta, 1.0, q).unwrap();
+        }
+        let removed = |i: usize| i % 3 == 0 || i >= n - 7;
+        for i in (0..n).filter(|i| removed(*i)) {
+            space.remove(&format!("v{i}"));
+        }
+        assert_eq!(space.len(), (0..n).filter(|i| !removed(*i)).count());
+        assert_eq!(space.codes.rows, space.len());
+        assert_eq!(
+            space.codes.blocks.len(),
+            space.len().div_ceil(CodeRows::BLOCK)
+        );
+        for i in (0..n).filter(|i| !removed(*i)) {
+            let slot = space.slot_of[format!("v{i}").as_str()] as usize;
+            assert_eq!(space.row(slot), codes_of(i), "row of v{i}");
+        }
+        // Emptied and refilled.
+        for i in (0..n).filter(|i| !removed(*i)) {
+            space.remove(&format!("v{i}"));
+        }
+        assert!(space.codes.blocks.is_empty());
+        space
+            .upsert(item(1, MemoryType::Profile, vec![0.5; dim]))
+            .unwrap();
+        assert_eq!(space.row(0), [127, 127, 127]);
     }
 
     #[test]
