@@ -27,3 +27,36 @@ fn snapshot_rejects_foreign_and_future_bytes() {
     future[8] = 99;
     assert!(MemoryStore::restore(&future).is_err());
 }
+
+#[test]
+fn the_streamed_snapshot_is_the_derived_json() {
+    assert_eq!(
+        MemoryStore::new().snapshot().unwrap(),
+        MemoryStore::new().derived_snapshot()
+    );
+    let store = MemoryStore::new();
+    futures::executor::block_on(assert_store_suite(&store, "a-"));
+    futures::executor::block_on(assert_store_suite(&store, "b-"));
+    let streamed = store.snapshot().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&streamed),
+        String::from_utf8_lossy(&store.derived_snapshot())
+    );
+    // The suite's data has every part the stream writes piece by piece: several NPCs, each
+    // with memories after its other fields, and the fields after the NPCs.
+    let json: serde_json::Value = serde_json::from_slice(&streamed[12..]).unwrap();
+    let npcs = json["npcs"].as_object().unwrap();
+    assert!(npcs.len() >= 2);
+    let has = |field: &str| {
+        npcs.values().any(|npc| {
+            npc[field].as_object().is_some_and(|m| m.len() >= 2)
+                || npc[field].as_array().is_some_and(|a| a.len() >= 2)
+        })
+    };
+    for field in ["memories", "turns", "pkg", "pkg_sources"] {
+        assert!(has(field), "no NPC with several {field}");
+    }
+    for field in ["tokens", "meta"] {
+        assert!(!json[field].as_object().unwrap().is_empty(), "no {field}");
+    }
+}

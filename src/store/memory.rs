@@ -4,6 +4,7 @@
 //! [`MemoryStore::snapshot`] after every commit). Commits validate first and then apply
 //! writes that cannot fail, so a batch lands whole or not at all.
 
+use super::Sink;
 use crate::conversation::Turn;
 use crate::diary::DiaryEntry;
 use crate::error::PortError;
@@ -87,11 +88,23 @@ impl MemoryStore {
 
     /// The whole store as bytes: an 8-byte magic, a u32 format version, then JSON.
     pub fn snapshot(&self) -> Result<Vec<u8>, PortError> {
-        let mut out = SNAPSHOT_MAGIC.to_vec();
-        out.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
-        serde_json::to_writer(&mut out, &*self.state.borrow())
-            .map_err(|e| PortError::Backend(format!("cannot encode the store: {e}")))?;
+        let mut out = Vec::new();
+        self.snapshot_to(&mut out)?;
         Ok(out)
+    }
+
+    /// [`MemoryStore::snapshot`] written to `out` a memory at a time: the same bytes, but no
+    /// piece larger than one NPC without its memories (at 100k memories the whole JSON is
+    /// ~100 MB, and wasm memory never shrinks back).
+    pub fn snapshot_to(&self, out: &mut dyn Sink) -> Result<(), PortError> {
+        out.put(SNAPSHOT_MAGIC);
+        out.put(&SNAPSHOT_VERSION.to_le_bytes());
+        // The NPCs are taken out while the rest is written, then put back whole.
+        let mut state = self.state.borrow_mut();
+        let mut npcs = std::mem::take(&mut state.npcs);
+        let written = write_state(&state, &mut npcs, out);
+        state.npcs = npcs;
+        written.map_err(|e| PortError::Backend(format!("cannot encode the store: {e}")))
     }
 
     /// A store from [`MemoryStore::snapshot`] bytes of this or an earlier format version.
@@ -124,6 +137,15 @@ impl MemoryStore {
         })
     }
 
+    /// The snapshot as serde writes it in one piece ([`MemoryStore::snapshot_to`]'s reference).
+    #[cfg(feature = "testing")]
+    pub fn derived_snapshot(&self) -> Vec<u8> {
+        let mut out = SNAPSHOT_MAGIC.to_vec();
+        out.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
+        out.extend(serde_json::to_vec(&*self.state.borrow()).unwrap_or_default());
+        out
+    }
+
     fn bump(&self) {
         self.generation.set(self.generation.get() + 1);
     }
@@ -132,6 +154,67 @@ impl MemoryStore {
         let state = self.state.borrow();
         state.npcs.get(npcid).filter(|d| d.npc.is_some()).map(f)
     }
+}
+
+/// The JSON serde derives for a `State` holding `npcs`, written a piece at a time: each NPC's
+/// own fields, then its memories one by one (its last field). The NPC's derived shape is cut
+/// at its empty `memories` map, so a field added to it is written too; a field added to
+/// `State` must be added here (the backend tests compare the result with the derived JSON).
+/// How the derived JSON of a `State` starts.
+const NPCS_OPEN: &[u8] = b"{\"npcs\":{";
+
+fn write_state(
+    rest: &State,
+    npcs: &mut BTreeMap<String, NpcData>,
+    out: &mut dyn Sink,
+) -> serde_json::Result<()> {
+    let mut buffer = Vec::new();
+    out.put(NPCS_OPEN);
+    for (n, (npcid, data)) in npcs.iter_mut().enumerate() {
+        if n > 0 {
+            out.put(b",");
+        }
+        put_json(out, &mut buffer, npcid)?;
+        out.put(b":");
+        // Without its memories the NPC's JSON ends `"memories":{}}`: they go in those braces.
+        let memories = std::mem::take(&mut data.memories);
+        buffer.clear();
+        let shell = serde_json::to_writer(&mut buffer, &*data);
+        data.memories = memories;
+        shell?;
+        let open = buffer
+            .strip_suffix(b"{}}")
+            .ok_or_else(|| <serde_json::Error as serde::ser::Error>::custom("unexpected shape"))?;
+        out.put(open);
+        out.put(b"{");
+        for (m, (id, memory)) in data.memories.iter().enumerate() {
+            if m > 0 {
+                out.put(b",");
+            }
+            put_json(out, &mut buffer, id)?;
+            out.put(b":");
+            put_json(out, &mut buffer, memory)?;
+        }
+        out.put(b"}}");
+    }
+    out.put(b"},\"tokens\":");
+    put_json(out, &mut buffer, &rest.tokens)?;
+    out.put(b",\"meta\":");
+    put_json(out, &mut buffer, &rest.meta)?;
+    out.put(b"}");
+    Ok(())
+}
+
+/// The JSON of a piece, in the one buffer `out` reuses for every piece.
+fn put_json<T: Serialize + ?Sized>(
+    out: &mut dyn Sink,
+    buffer: &mut Vec<u8>,
+    value: &T,
+) -> serde_json::Result<()> {
+    buffer.clear();
+    serde_json::to_writer(&mut *buffer, value)?;
+    out.put(buffer);
+    Ok(())
 }
 
 fn validate(state: &State, npcid: &str, batch: &WriteBatch) -> PortResult<()> {

@@ -12,6 +12,7 @@
 
 use super::int8::{dot_f32_i8, dot_i8, quantize, Quantized};
 use super::partition::{Kind, Partition, Rows};
+use super::Sink;
 use crate::error::PortError;
 use crate::memory::{Collection, MemoryType};
 use crate::ports::*;
@@ -311,15 +312,9 @@ impl CodeRows {
 
     /// Copies the last row over `slot` (a removal's swap); [`CodeRows::pop`] then drops it.
     fn move_last_to(&mut self, slot: usize) {
-        let last = self.rows - 1;
-        let (from_block, from) = self.at(last);
-        let (to_block, to) = self.at(slot);
-        if from_block == to_block {
-            self.blocks[to_block].copy_within(from, to.start);
-        } else {
-            let (head, tail) = self.blocks.split_at_mut(from_block);
-            head[to_block][to].copy_from_slice(&tail[0][from]);
-        }
+        // Through a copy: the two rows may be in different blocks (removals are rare).
+        let last = self.row(self.rows - 1).to_vec();
+        self.row_mut(slot).copy_from_slice(&last);
     }
 
     fn pop(&mut self) {
@@ -471,26 +466,35 @@ impl MemoryVectorIndex {
     /// Compact binary snapshot: magic, version, then per vector: npcid, id, collection,
     /// type, dimension, norm and scale (f32, little endian), and the codes.
     pub fn snapshot(&self) -> Vec<u8> {
-        fn put_str(out: &mut Vec<u8>, s: &str) {
-            out.extend_from_slice(&(s.len() as u32).to_le_bytes());
-            out.extend_from_slice(s.as_bytes());
+        let mut out = Vec::new();
+        self.snapshot_to(&mut out);
+        out
+    }
+
+    /// [`MemoryVectorIndex::snapshot`] written to `out` a vector at a time.
+    pub fn snapshot_to(&self, out: &mut dyn Sink) {
+        fn put_str(out: &mut dyn Sink, s: &str) {
+            out.put(&(s.len() as u32).to_le_bytes());
+            out.put(s.as_bytes());
         }
-        let mut out = VECTORS_MAGIC.to_vec();
-        out.extend_from_slice(&VECTORS_VERSION.to_le_bytes());
+        out.put(VECTORS_MAGIC);
+        out.put(&VECTORS_VERSION.to_le_bytes());
         for (npcid, space) in self.npcs.borrow().iter() {
             for slot in 0..space.len() {
                 let (collection, memory_type) = space.meta[slot];
-                put_str(&mut out, npcid);
-                put_str(&mut out, &space.ids[slot]);
-                out.push(collection_byte(collection));
-                put_str(&mut out, memory_type.as_str());
-                out.extend_from_slice(&(space.dim as u32).to_le_bytes());
-                out.extend_from_slice(&space.norms[slot].to_le_bytes());
-                out.extend_from_slice(&space.scales[slot].to_le_bytes());
-                out.extend(space.row(slot).iter().map(|c| c.to_le_bytes()[0]));
+                put_str(out, npcid);
+                put_str(out, &space.ids[slot]);
+                out.put(&[collection_byte(collection)]);
+                put_str(out, memory_type.as_str());
+                out.put(&(space.dim as u32).to_le_bytes());
+                out.put(&space.norms[slot].to_le_bytes());
+                out.put(&space.scales[slot].to_le_bytes());
+                let codes = space.row(slot);
+                // SAFETY: i8 and u8 have one size and alignment, and every byte is valid as
+                // either; the slice keeps its length and lifetime.
+                out.put(unsafe { &*(codes as *const [i8] as *const [u8]) });
             }
         }
-        out
     }
 
     /// An index from [`MemoryVectorIndex::snapshot`] bytes of this or an earlier version.

@@ -2,8 +2,10 @@
 //! caller or made by a named storage kind (`{file: path}`, `{indexedDB: name}`) that the
 //! platform's entry point registered (`node/` registers `file`, `browser/` `indexedDB`).
 
+use super::format::{self, Written};
 use crate::convert::{describe, method, port_error, settle};
 use hippo::ports::PortResult;
+use hippo::store::Sink;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use wasm_bindgen::prelude::*;
@@ -81,8 +83,9 @@ impl JsAdapter {
         })
     }
 
-    /// The last saved bytes, or `None` when nothing was ever saved.
-    pub async fn load(&self) -> PortResult<Option<Vec<u8>>> {
+    /// The last saved bytes (the adapter's own array, not copied into wasm memory), or `None`
+    /// when nothing was ever saved.
+    pub async fn load(&self) -> PortResult<Option<js_sys::Uint8Array>> {
         let loaded = self
             .load
             .call0(&self.target)
@@ -96,24 +99,50 @@ impl JsAdapter {
         if loaded.is_instance_of::<js_sys::Uint8Array>()
             || loaded.is_instance_of::<js_sys::ArrayBuffer>()
         {
-            return Ok(Some(js_sys::Uint8Array::new(&loaded).to_vec()));
+            return Ok(Some(js_sys::Uint8Array::new(&loaded)));
         }
         if let Some(view) = loaded.dyn_ref::<js_sys::DataView>() {
-            let bytes = js_sys::Uint8Array::new_with_byte_offset_and_length(
+            return Ok(Some(js_sys::Uint8Array::new_with_byte_offset_and_length(
                 &view.buffer(),
                 view.byte_offset() as u32,
                 view.byte_length() as u32,
-            );
-            return Ok(Some(bytes.to_vec()));
+            )));
         }
         Err(hippo::error::PortError::Backend(
             "storage load must return a Uint8Array, an ArrayBuffer or null".into(),
         ))
     }
 
-    /// Saves the bytes; resolves only once they are durable (the adapter's promise).
-    pub async fn save(&self, bytes: &[u8]) -> PortResult<()> {
-        call_with_bytes(&self.target, &self.save, bytes, "storage save").await
+    /// Saves a file of these sections, each streamed into JS arrays as it is written (never
+    /// whole in wasm memory); resolves only once they are durable (the adapter's promise).
+    /// Answers the file's length.
+    pub async fn save_sections(&self, sections: &[Written<'_>]) -> PortResult<usize> {
+        let mut file = JsChunks::default();
+        file.put(&format::file_header());
+        for section in sections {
+            let mut body = JsChunks::default();
+            (section.body)(&mut body)
+                .map_err(|why| hippo::error::PortError::Backend(format!("storage save: {why}")))?;
+            body.flush();
+            file.put(&format::section_header(section.tag, body.len));
+            file.flush();
+            file.chunks = file.chunks.concat(&body.chunks);
+            file.len = file.len.saturating_add(body.len);
+        }
+        file.flush();
+        let len = u32::try_from(file.len).map_err(|_| {
+            hippo::error::PortError::Backend("storage save: the file is over 4 GB".into())
+        })?;
+        let whole = js_sys::Uint8Array::new_with_length(len);
+        let mut at = 0;
+        for chunk in file.chunks.iter() {
+            let chunk: js_sys::Uint8Array = chunk.unchecked_into();
+            whole.set(&chunk, at);
+            at = at.saturating_add(chunk.length());
+        }
+        drop(file);
+        call_with_array(&self.target, &self.save, &whole, "storage save").await?;
+        Ok(whole.length() as usize)
     }
 
     pub fn can_append(&self) -> bool {
@@ -125,7 +154,9 @@ impl JsAdapter {
         let append = self.append.as_ref().ok_or_else(|| {
             hippo::error::PortError::Backend("storage append: the adapter has no append".into())
         })?;
-        call_with_bytes(&self.target, append, bytes, "storage append").await
+        // A copy, not a view of wasm memory: the adapter may keep it past this call.
+        let array = js_sys::Uint8Array::from(bytes);
+        call_with_array(&self.target, append, &array, "storage append").await
     }
 
     /// Lets the adapter release what it holds (a database connection).
@@ -142,19 +173,52 @@ impl JsAdapter {
     }
 }
 
-async fn call_with_bytes(
+async fn call_with_array(
     target: &JsValue,
     function: &js_sys::Function,
-    bytes: &[u8],
+    array: &js_sys::Uint8Array,
     context: &str,
 ) -> PortResult<()> {
-    // A copy, not a view of wasm memory: the adapter may keep it past this call.
-    let array = js_sys::Uint8Array::from(bytes);
     let done = function
-        .call1(target, &array)
+        .call1(target, array)
         .map_err(|e| port_error(context, e))?;
     settle(done).await.map_err(|e| port_error(context, e))?;
     Ok(())
+}
+
+/// Bytes kept as JS arrays of up to [`JsChunks::CHUNK`] bytes, through a buffer in wasm
+/// memory of that size.
+#[derive(Default)]
+struct JsChunks {
+    chunks: js_sys::Array,
+    buffer: Vec<u8>,
+    len: usize,
+}
+
+impl JsChunks {
+    const CHUNK: usize = 64 << 10;
+
+    fn flush(&mut self) {
+        if !self.buffer.is_empty() {
+            self.chunks
+                .push(&js_sys::Uint8Array::from(self.buffer.as_slice()));
+            self.buffer.clear();
+        }
+    }
+}
+
+impl Sink for JsChunks {
+    fn put(&mut self, bytes: &[u8]) {
+        if self.buffer.len().saturating_add(bytes.len()) > Self::CHUNK {
+            self.flush();
+        }
+        self.len = self.len.saturating_add(bytes.len());
+        if bytes.len() > Self::CHUNK {
+            self.chunks.push(&js_sys::Uint8Array::from(bytes));
+        } else {
+            self.buffer.extend_from_slice(bytes);
+        }
+    }
 }
 
 fn invalid_storage() -> hippo::Error {

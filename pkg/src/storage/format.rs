@@ -18,6 +18,9 @@
     clippy::arithmetic_side_effects
 )]
 
+use hippo::store::Sink;
+use std::ops::Range;
+
 pub const MAGIC: &[u8; 8] = b"HIPPOPKG";
 pub const FORMAT_VERSION: u16 = 2;
 
@@ -35,28 +38,122 @@ pub struct Section {
 /// Bytes a section takes in the file: tag, length, body.
 pub const SECTION_OVERHEAD: usize = 12;
 
-pub fn encode(sections: &[Section]) -> Vec<u8> {
-    let body = sections.iter().fold(0usize, |n, s| {
-        n.saturating_add(SECTION_OVERHEAD)
-            .saturating_add(s.bytes.len())
-    });
-    let mut out = Vec::with_capacity(MAGIC.len().saturating_add(2).saturating_add(body));
-    out.extend_from_slice(MAGIC);
+/// A section written by a function, so a snapshot streams into the saved bytes instead of
+/// being built whole first (at 100k memories the store section alone is ~100 MB).
+pub struct Written<'a> {
+    pub tag: [u8; 4],
+    pub body: WriteBody<'a>,
+}
+
+/// Writes a section's body.
+pub type WriteBody<'a> = Box<dyn Fn(&mut dyn Sink) -> Result<(), String> + 'a>;
+
+/// The bytes a file starts with: magic and format version.
+pub fn file_header() -> Vec<u8> {
+    let mut out = MAGIC.to_vec();
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out
+}
+
+/// The bytes before a section's body: its tag and the body's length.
+pub fn section_header(tag: [u8; 4], len: usize) -> Vec<u8> {
+    let mut out = tag.to_vec();
+    out.extend_from_slice(&u64::try_from(len).unwrap_or(u64::MAX).to_le_bytes());
+    out
+}
+
+/// A file of these sections, in memory (tests, and small files).
+pub fn encode(sections: &[Section]) -> Vec<u8> {
+    let mut out = file_header();
     for section in sections {
-        out.extend_from_slice(&encode_section(section));
+        out.extend_from_slice(&encode_section(section.tag, &section.bytes));
     }
     out
 }
 
 /// One section as appended after the others.
-pub fn encode_section(section: &Section) -> Vec<u8> {
-    let mut out = Vec::with_capacity(SECTION_OVERHEAD.saturating_add(section.bytes.len()));
-    out.extend_from_slice(&section.tag);
-    let len = u64::try_from(section.bytes.len()).unwrap_or(u64::MAX);
-    out.extend_from_slice(&len.to_le_bytes());
-    out.extend_from_slice(&section.bytes);
+pub fn encode_section(tag: [u8; 4], bytes: &[u8]) -> Vec<u8> {
+    let mut out = section_header(tag, bytes.len());
+    out.extend_from_slice(bytes);
     out
+}
+
+/// Where each section of a file is, read without copying the file (it may be a JS array).
+#[derive(Debug, PartialEq)]
+pub struct Table {
+    pub sections: Vec<SectionAt>,
+    /// A `LOGR` section at the end was cut short (an append that never completed).
+    pub torn: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SectionAt {
+    pub tag: [u8; 4],
+    pub body: Range<usize>,
+}
+
+impl Table {
+    /// The body of the first section with this tag.
+    pub fn find(&self, tag: [u8; 4]) -> Option<Range<usize>> {
+        self.sections
+            .iter()
+            .find(|s| s.tag == tag)
+            .map(|s| s.body.clone())
+    }
+}
+
+/// The sections of a file of `len` bytes, reading only headers through `read` (which gives
+/// the bytes of a range inside the file), or why it cannot be read.
+pub fn table(len: usize, read: &dyn Fn(Range<usize>) -> Vec<u8>) -> Result<Table, String> {
+    let header = MAGIC.len().saturating_add(2);
+    if len < MAGIC.len() || read(0..MAGIC.len()) != MAGIC.as_slice() {
+        return Err("not a Hippo storage file (bad magic)".into());
+    }
+    if len < header {
+        return Err("truncated header".into());
+    }
+    let version = read(MAGIC.len()..header);
+    let version = u16::from_le_bytes(version.first_chunk().copied().unwrap_or_default());
+    if version > FORMAT_VERSION {
+        return Err(format!(
+            "storage format version {version} is newer than this package reads ({FORMAT_VERSION}); upgrade hippo"
+        ));
+    }
+    let mut sections: Vec<SectionAt> = Vec::new();
+    let mut at = header;
+    while at < len {
+        let Some(section) = section_at(at, len, read) else {
+            // Only an append can be cut short: the snapshot is written whole or not at all.
+            let rest = len.saturating_sub(at);
+            let tag = read(at..at.saturating_add(4).min(len));
+            let log_tail = version >= 2 && (rest < 4 || tag == b"LOGR");
+            if log_tail && sections.iter().any(|s| s.tag == STORE_SECTION) {
+                return Ok(Table {
+                    sections,
+                    torn: true,
+                });
+            }
+            return Err("truncated section".into());
+        };
+        at = section.body.end;
+        sections.push(section);
+    }
+    Ok(Table {
+        sections,
+        torn: false,
+    })
+}
+
+fn section_at(at: usize, len: usize, read: &dyn Fn(Range<usize>) -> Vec<u8>) -> Option<SectionAt> {
+    let body_start = at.checked_add(SECTION_OVERHEAD).filter(|end| *end <= len)?;
+    let head = read(at..body_start);
+    let (tag, size) = head.split_first_chunk::<4>()?;
+    let size = usize::try_from(u64::from_le_bytes(*size.first_chunk::<8>()?)).ok()?;
+    let body_end = body_start.checked_add(size).filter(|end| *end <= len)?;
+    Some(SectionAt {
+        tag: *tag,
+        body: body_start..body_end,
+    })
 }
 
 /// A decoded file: its sections, and whether a `LOGR` section at the end was cut short.
@@ -66,51 +163,21 @@ pub struct Decoded {
     pub torn: bool,
 }
 
-/// The sections of a persisted file, or why it cannot be read.
+/// The sections of a file in memory, or why it cannot be read.
 pub fn decode(bytes: &[u8]) -> Result<Decoded, String> {
-    let rest = bytes
-        .strip_prefix(MAGIC.as_slice())
-        .ok_or("not a Hippo storage file (bad magic)")?;
-    let (version, mut rest) = split(rest, 2).ok_or("truncated header")?;
-    let version = u16::from_le_bytes(version.first_chunk().copied().unwrap_or_default());
-    if version > FORMAT_VERSION {
-        return Err(format!(
-            "storage format version {version} is newer than this package reads ({FORMAT_VERSION}); upgrade hippo"
-        ));
-    }
-    let mut sections = Vec::new();
-    while !rest.is_empty() {
-        let Some(section) = next_section(rest) else {
-            // Only an append can be cut short: the snapshot is written whole or not at all.
-            let log_tail = version >= 2 && (rest.len() < 4 || rest.starts_with(b"LOGR"));
-            if log_tail && sections.iter().any(|s: &Section| s.tag == STORE_SECTION) {
-                return Ok(Decoded {
-                    sections,
-                    torn: true,
-                });
-            }
-            return Err("truncated section".into());
-        };
-        let (section, after) = section;
-        sections.push(section);
-        rest = after;
-    }
+    let read = |range: Range<usize>| bytes.get(range).unwrap_or_default().to_vec();
+    let table = table(bytes.len(), &read)?;
     Ok(Decoded {
-        sections,
-        torn: false,
+        sections: table
+            .sections
+            .into_iter()
+            .map(|s| Section {
+                tag: s.tag,
+                bytes: read(s.body),
+            })
+            .collect(),
+        torn: table.torn,
     })
-}
-
-fn next_section(bytes: &[u8]) -> Option<(Section, &[u8])> {
-    let (tag, after_tag) = split(bytes, 4)?;
-    let (len, after_len) = split(after_tag, 8)?;
-    let len = usize::try_from(u64::from_le_bytes(len.try_into().ok()?)).ok()?;
-    let (body, after_body) = split(after_len, len)?;
-    let section = Section {
-        tag: tag.try_into().ok()?,
-        bytes: body.to_vec(),
-    };
-    Some((section, after_body))
 }
 
 /// The bytes of the first section with this tag.
@@ -119,10 +186,6 @@ pub fn find(sections: &[Section], tag: [u8; 4]) -> Option<&[u8]> {
         .iter()
         .find(|s| s.tag == tag)
         .map(|s| s.bytes.as_slice())
-}
-
-fn split(bytes: &[u8], n: usize) -> Option<(&[u8], &[u8])> {
-    (bytes.len() >= n).then(|| bytes.split_at(n))
 }
 
 #[cfg(test)]
@@ -180,7 +243,7 @@ mod tests {
             bytes: b"a record".to_vec(),
         };
         let mut file = encode(&sample());
-        file.extend_from_slice(&encode_section(&record));
+        file.extend_from_slice(&encode_section(record.tag, &record.bytes));
         let whole = decode(&file).unwrap();
         assert_eq!(whole.sections.len(), 3);
         assert!(!whole.torn);
@@ -191,10 +254,7 @@ mod tests {
         }
         // Another section cut short is damage, not a torn append.
         let mut other = encode(&sample());
-        other.extend_from_slice(&encode_section(&Section {
-            tag: *b"NEXT",
-            bytes: vec![1, 2, 3],
-        }));
+        other.extend_from_slice(&encode_section(*b"NEXT", &[1, 2, 3]));
         assert!(decode(&other[..other.len() - 1]).is_err());
     }
 }

@@ -11,7 +11,7 @@
 //! short or failing its checksum at the very end is an append that never completed (it was
 //! not acknowledged) and is dropped.
 
-use super::format::{self, Section};
+use super::format;
 use hippo::conversation::Turn;
 use hippo::error::PortError;
 use hippo::ports::{PortResult, Store, VectorIndex, VectorItem, Write, WriteBatch};
@@ -269,10 +269,7 @@ fn frame(kind: u8, body: &[u8]) -> Vec<u8> {
     payload.extend_from_slice(body);
     let mut record = checksum(&payload).to_vec();
     record.extend_from_slice(&payload);
-    format::encode_section(&Section {
-        tag: LOG_SECTION,
-        bytes: record,
-    })
+    format::encode_section(LOG_SECTION, &record)
 }
 
 fn checksum(payload: &[u8]) -> [u8; 4] {

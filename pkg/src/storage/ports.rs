@@ -86,13 +86,15 @@ impl Store for PersistentStore {
         self.0.store()?.term_stats(npcid, terms).await
     }
     async fn commit(&self, npcid: &str, batch: WriteBatch) -> PortResult<()> {
-        let erases = batch.writes.iter().any(erases);
+        // Decided first: a batch that erases is saved by a snapshot, so it needs no record
+        // (an import's would be as large as the store). If the commit fails, the next save
+        // is a snapshot all the same, which is harmless.
+        if batch.writes.iter().any(erases) {
+            self.0.snapshot_next();
+        }
         let record = self.0.logging().then(|| log::commit(npcid, &batch));
         self.0.store()?.commit(npcid, batch).await?;
         self.0.record(record);
-        if erases {
-            self.0.snapshot_next();
-        }
         Ok(())
     }
     async fn token_by_hash(&self, token_hash: &str) -> PortResult<Option<TokenRecord>> {

@@ -16,13 +16,14 @@
 //! durable gets the error: what a resolved promise reported is saved, nothing else is.
 
 use super::adapter::JsAdapter;
-use super::format::{self, Section, SECTION_OVERHEAD, STORE_SECTION, VECTORS_SECTION};
+use super::format::{self, SectionAt, Written, SECTION_OVERHEAD, STORE_SECTION, VECTORS_SECTION};
 use super::log::{self, LOG_SECTION};
 use futures::lock::Mutex;
 use hippo::error::PortError;
 use hippo::ports::PortResult;
 use hippo::store::{MemoryStore, MemoryVectorIndex};
 use std::cell::{Cell, RefCell};
+use std::ops::Range;
 use std::rc::Rc;
 
 /// The log may always grow to this size before a snapshot replaces it (small stores).
@@ -109,24 +110,34 @@ impl PersistedState {
         Ok(self.vectors.borrow().clone())
     }
 
-    /// The whole state in the persisted format (a snapshot, no log).
-    pub fn encode(&self) -> PortResult<Vec<u8>> {
-        Ok(format::encode(&[
-            Section {
+    /// The whole state in the persisted format (a snapshot, no log), as sections that write
+    /// themselves: a save streams them into the adapter's bytes.
+    fn snapshot_sections(&self) -> [Written<'static>; 2] {
+        let store = self.store.borrow().clone();
+        let vectors = self.vectors.borrow().clone();
+        [
+            Written {
                 tag: STORE_SECTION,
-                bytes: self.store.borrow().snapshot()?,
+                body: Box::new(move |out| store.snapshot_to(out).map_err(|e| e.to_string())),
             },
-            Section {
+            Written {
                 tag: VECTORS_SECTION,
-                bytes: self.vectors.borrow().snapshot(),
+                body: Box::new(move |out| {
+                    vectors.snapshot_to(out);
+                    Ok(())
+                }),
             },
-        ]))
+        ]
     }
 
     /// Whether mutations need their log records (`record` otherwise ignores them): only
     /// when the adapter can append them.
+    /// Not when the next save is a snapshot anyway (an import's records would be as large as
+    /// the store).
     pub fn logging(&self) -> bool {
-        self.saver.as_ref().is_some_and(|s| s.adapter.can_append())
+        self.saver
+            .as_ref()
+            .is_some_and(|s| s.adapter.can_append() && !s.stored.get().snapshot_next)
     }
 
     /// Called after each successful in-memory mutation with its log record (see
@@ -135,7 +146,22 @@ impl PersistedState {
         let Some(saver) = &self.saver else { return };
         saver.changed.set(saver.changed.get().saturating_add(1));
         match record {
-            Some(Ok(bytes)) => saver.pending.borrow_mut().extend_from_slice(&bytes),
+            Some(Ok(bytes)) => {
+                let stored = saver.stored.get();
+                let mut pending = saver.pending.borrow_mut();
+                let logged = stored
+                    .log_bytes
+                    .saturating_add(pending.len())
+                    .saturating_add(bytes.len());
+                if logged <= log_limit(stored) {
+                    pending.extend_from_slice(&bytes);
+                } else {
+                    // Past what the log may hold, the save is a snapshot: keep no records.
+                    *pending = Vec::new();
+                    drop(pending);
+                    saver.snapshot_next();
+                }
+            }
             // The change is in memory either way: a snapshot will carry it.
             Some(Err(_)) => saver.snapshot_next(),
             None => {}
@@ -192,24 +218,26 @@ impl PersistedState {
         let target = saver.changed.get();
         let records = saver.pending.take();
         let stored = saver.stored.get();
-        let log_limit = MIN_LOG_BEFORE_SNAPSHOT.max(stored.snapshot_bytes / 2);
         let saved = if saver.adapter.can_append()
             && !stored.snapshot_next
-            && stored.log_bytes.saturating_add(records.len()) <= log_limit
+            && stored.log_bytes.saturating_add(records.len()) <= log_limit(stored)
         {
             saver.adapter.append(&records).await.map(|()| Stored {
                 log_bytes: stored.log_bytes.saturating_add(records.len()),
                 ..stored
             })
         } else {
-            match self.encode() {
-                Ok(snapshot) => saver.adapter.save(&snapshot).await.map(|()| Stored {
-                    snapshot_bytes: snapshot.len(),
+            drop(records);
+            let sections = self.snapshot_sections();
+            saver
+                .adapter
+                .save_sections(&sections)
+                .await
+                .map(|file| Stored {
+                    snapshot_bytes: file,
                     log_bytes: 0,
                     snapshot_next: false,
-                }),
-                Err(error) => Err(error),
-            }
+                })
         };
         match saved {
             Ok(stored) => {
@@ -261,42 +289,55 @@ fn empty() -> Loaded {
     }
 }
 
+/// How large the appended log may grow before a snapshot replaces it.
+fn log_limit(stored: Stored) -> usize {
+    MIN_LOG_BEFORE_SNAPSHOT.max(stored.snapshot_bytes / 2)
+}
+
 async fn load(adapter: &JsAdapter) -> Result<Loaded, hippo::Error> {
-    let Some(bytes) = adapter.load().await? else {
+    let Some(file) = adapter.load().await? else {
         return Ok(empty());
     };
-    decode(&bytes).await.map_err(|why| {
+    decode(&file).await.map_err(|why| {
         hippo::Error::Port(PortError::Backend(format!(
             "cannot read the stored data: {why}"
         )))
     })
 }
 
-/// The snapshot, then every log record after it replayed in order.
-async fn decode(bytes: &[u8]) -> Result<Loaded, String> {
-    let decoded = format::decode(bytes)?;
-    let sections = &decoded.sections;
-    let store = format::find(sections, STORE_SECTION).ok_or("no store section")?;
-    let store = MemoryStore::restore(store).map_err(|e| e.to_string())?;
+/// The snapshot, then every log record after it replayed in order. The file stays the
+/// adapter's JS array: one section at a time is copied into wasm memory, and the store's
+/// bytes are freed before the vectors' are read.
+async fn decode(file: &js_sys::Uint8Array) -> Result<Loaded, String> {
+    let len = file.length() as usize;
+    let read = |range: Range<usize>| file.subarray(range.start as u32, range.end as u32).to_vec();
+    let table = format::table(len, &read)?;
+    let store = table.find(STORE_SECTION).ok_or("no store section")?;
+    let store = MemoryStore::restore(&read(store)).map_err(|e| e.to_string())?;
     // The vector index is derived data: a file without one starts with an empty index.
-    let vectors = match format::find(sections, VECTORS_SECTION) {
-        Some(bytes) => MemoryVectorIndex::restore(bytes).map_err(|e| e.to_string())?,
+    let vectors = match table.find(VECTORS_SECTION) {
+        Some(range) => MemoryVectorIndex::restore(&read(range)).map_err(|e| e.to_string())?,
         None => MemoryVectorIndex::new(),
     };
-    let mut torn = decoded.torn;
+    let mut torn = table.torn;
     let mut stored = Stored::default();
-    let records: Vec<&Section> = sections.iter().filter(|s| s.tag == LOG_SECTION).collect();
+    let records: Vec<&SectionAt> = table
+        .sections
+        .iter()
+        .filter(|s| s.tag == LOG_SECTION)
+        .collect();
     for (n, section) in records.iter().enumerate() {
-        let size = SECTION_OVERHEAD.saturating_add(section.bytes.len());
+        let size = SECTION_OVERHEAD.saturating_add(section.body.len());
         stored.log_bytes = stored.log_bytes.saturating_add(size);
-        match log::verify(&section.bytes) {
+        let body = read(section.body.clone());
+        match log::verify(&body) {
             Some(payload) => log::replay(payload, &store, &vectors).await?,
             // The last append, cut short with its length written: never acknowledged.
             None if n.saturating_add(1) == records.len() => torn = true,
             None => return Err(format!("log record {n} is damaged")),
         }
     }
-    stored.snapshot_bytes = bytes.len().saturating_sub(stored.log_bytes);
+    stored.snapshot_bytes = len.saturating_sub(stored.log_bytes);
     stored.snapshot_next = torn;
     Ok(Loaded {
         store,
