@@ -120,7 +120,7 @@ test-worker-sharded: worker-test
 # suite on the persisted wasm store; `make test-browser` drives Debian chromium over the
 # playground, the Worker's dashboard, and a page built from the packed tarball by webpack,
 # Vite and esbuild.
-.PHONY: pkg test-npm test-browser bench-npm bench-npm-persistence
+.PHONY: pkg test-npm test-browser bench-npm bench-npm-persistence bench-npm-memory
 pkg: setup
 	bash scripts/build-pkg.sh
 
@@ -140,6 +140,15 @@ BENCH_SIZES ?= 1000,10000,100000
 bench-npm: pkg
 	cargo run --release -p hippo-wasm --features bench --example retrieval_latency -- --sizes $(BENCH_SIZES)
 	node --expose-gc tests/npm/bench/retrieval-latency.mjs
+
+# Memory per stored memory in Node (wasm linear memory, RSS, V8 heap) at MEMORY_SIZE memories:
+# storage "memory", {file} right after the import, {file} reopened; MEMORY_BASELINE=<pkg dir>
+# runs another build first in the same run (docs/BENCHMARKS.md "npm memory").
+MEMORY_SIZE ?= 100000
+bench-npm-memory: pkg
+	test -f target/bench/npm/corpus-$(MEMORY_SIZE).json || \
+	  cargo run --release -p hippo-wasm --features bench --example retrieval_latency -- --sizes $(MEMORY_SIZE)
+	node tests/npm/bench/memory.mjs --size $(MEMORY_SIZE) $(if $(MEMORY_BASELINE),--baseline $(MEMORY_BASELINE))
 
 # Bytes written and time per call at 10k memories, {file} in Node and {indexedDB} in chromium
 # (docs/BENCHMARKS.md "npm persistence"); PERSISTENCE_PKG=<dir> measures another build.

@@ -87,6 +87,34 @@ fn snapshot_round_trip_is_exact() {
         run(index.query("n", &q, 10, &all)).unwrap()
     );
     assert!(MemoryVectorIndex::restore(&bytes[..bytes.len() - 3]).is_err());
+    // Read a piece at a time, each exactly as large as asked (every boundary falls inside a
+    // field somewhere), whole or cut short.
+    let in_pieces = |bytes: &[u8]| {
+        let mut at = 0;
+        MemoryVectorIndex::restore_from(&mut |n| {
+            let end = (at + n).min(bytes.len());
+            let piece = bytes[at..end].to_vec();
+            at = end;
+            piece
+        })
+    };
+    assert_eq!(in_pieces(&bytes).unwrap().snapshot(), bytes);
+    assert!(in_pieces(&bytes[..bytes.len() - 3]).is_err());
+    // Over several pieces (the reader asks for 1 MiB at a time): rows cut at the seams.
+    let large = MemoryVectorIndex::new();
+    let rows = (0..6000)
+        .map(|i| VectorItem {
+            id: format!("row-{i}"),
+            collection: Collection::Memory,
+            memory_type: MemoryType::Other,
+            values: (0..256).map(|d| ((i * 7 + d) % 13) as f32 - 6.0).collect(),
+        })
+        .collect();
+    run(large.upsert("n", rows)).unwrap();
+    let bytes = large.snapshot();
+    assert!(bytes.len() > 3 << 20 >> 1, "{} bytes", bytes.len());
+    assert_eq!(in_pieces(&bytes).unwrap().snapshot(), bytes);
+    assert!(in_pieces(&bytes[..bytes.len() - 1]).is_err());
 }
 
 #[test]

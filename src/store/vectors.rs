@@ -499,8 +499,20 @@ impl MemoryVectorIndex {
 
     /// An index from [`MemoryVectorIndex::snapshot`] bytes of this or an earlier version.
     pub fn restore(bytes: &[u8]) -> Result<Self, PortError> {
+        let mut whole = Some(bytes);
+        Self::restore_from(&mut |_| whole.take().unwrap_or_default().to_vec())
+    }
+
+    /// [`MemoryVectorIndex::restore`] from bytes read a piece at a time: `read(n)` gives the
+    /// next bytes, at least `n` of them unless the snapshot ends first (then all that is
+    /// left; nothing at its end). A large index is never in memory twice, as codes and bytes.
+    pub fn restore_from(read: &mut dyn FnMut(usize) -> Vec<u8>) -> Result<Self, PortError> {
         let bad = || PortError::Backend("not a Hippo vector snapshot".into());
-        let mut r = Reader { bytes, at: 0 };
+        let mut r = Reader {
+            bytes: Vec::new(),
+            at: 0,
+            read,
+        };
         if r.take(8)? != VECTORS_MAGIC {
             return Err(bad());
         }
@@ -511,7 +523,7 @@ impl MemoryVectorIndex {
         let index = MemoryVectorIndex::new();
         {
             let mut npcs = index.npcs.borrow_mut();
-            while r.at < bytes.len() {
+            while !r.at_end() {
                 let npcid = r.string()?;
                 let id = r.string()?;
                 let collection = r.take(1)?.first().copied().and_then(collection_from_byte);
@@ -590,23 +602,41 @@ impl MemoryVectorIndex {
 }
 
 struct Reader<'a> {
-    bytes: &'a [u8],
+    /// Bytes read and not yet taken from `at` on.
+    bytes: Vec<u8>,
     at: usize,
+    read: &'a mut dyn FnMut(usize) -> Vec<u8>,
 }
 
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> PortResult<&'a [u8]> {
-        let end = self
-            .at
-            .checked_add(n)
-            .filter(|e| *e <= self.bytes.len())
-            .ok_or_else(|| PortError::Backend("truncated vector snapshot".into()))?;
-        let out = self
-            .bytes
-            .get(self.at..end)
-            .ok_or_else(|| PortError::Backend("truncated vector snapshot".into()))?;
-        self.at = end;
-        Ok(out)
+impl Reader<'_> {
+    /// How many bytes are read from the source at least at a time.
+    const PIECE: usize = 1 << 20;
+
+    /// Whether `n` bytes are there to take, reading more when needed.
+    fn fill(&mut self, n: usize) -> bool {
+        if self.bytes.len() - self.at >= n {
+            return true;
+        }
+        let left = self.bytes.len() - self.at;
+        self.bytes.copy_within(self.at.., 0);
+        self.bytes.truncate(left);
+        self.at = 0;
+        let more = (self.read)(n.max(Self::PIECE));
+        self.bytes.extend_from_slice(&more);
+        self.bytes.len() >= n
+    }
+
+    fn take(&mut self, n: usize) -> PortResult<&[u8]> {
+        if !self.fill(n) {
+            return Err(PortError::Backend("truncated vector snapshot".into()));
+        }
+        let start = self.at;
+        self.at += n;
+        Ok(&self.bytes[start..self.at])
+    }
+
+    fn at_end(&mut self) -> bool {
+        !self.fill(1)
     }
 
     fn u32(&mut self) -> PortResult<u32> {

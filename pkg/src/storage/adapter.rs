@@ -119,12 +119,12 @@ impl JsAdapter {
     pub async fn save_sections(&self, sections: &[Written<'_>]) -> PortResult<usize> {
         let mut file = JsChunks::default();
         file.put(&format::file_header());
-        for section in sections {
+        for (tag, write) in sections {
             let mut body = JsChunks::default();
-            (section.body)(&mut body)
+            write(&mut body)
                 .map_err(|why| hippo::error::PortError::Backend(format!("storage save: {why}")))?;
             body.flush();
-            file.put(&format::section_header(section.tag, body.len));
+            file.put(&format::section_header(*tag, body.len));
             file.flush();
             file.chunks = file.chunks.concat(&body.chunks);
             file.len = file.len.saturating_add(body.len);
@@ -186,8 +186,8 @@ async fn call_with_array(
     Ok(())
 }
 
-/// Bytes kept as JS arrays of up to [`JsChunks::CHUNK`] bytes, through a buffer in wasm
-/// memory of that size.
+/// Bytes kept as JS arrays of about [`JsChunks::CHUNK`] bytes, through a buffer in wasm
+/// memory of that size (or of one larger piece).
 #[derive(Default)]
 struct JsChunks {
     chunks: js_sys::Array,
@@ -209,14 +209,10 @@ impl JsChunks {
 
 impl Sink for JsChunks {
     fn put(&mut self, bytes: &[u8]) {
-        if self.buffer.len().saturating_add(bytes.len()) > Self::CHUNK {
-            self.flush();
-        }
         self.len = self.len.saturating_add(bytes.len());
-        if bytes.len() > Self::CHUNK {
-            self.chunks.push(&js_sys::Uint8Array::from(bytes));
-        } else {
-            self.buffer.extend_from_slice(bytes);
+        self.buffer.extend_from_slice(bytes);
+        if self.buffer.len() >= Self::CHUNK {
+            self.flush();
         }
     }
 }

@@ -16,11 +16,12 @@
 //! durable gets the error: what a resolved promise reported is saved, nothing else is.
 
 use super::adapter::JsAdapter;
-use super::format::{self, SectionAt, Written, SECTION_OVERHEAD, STORE_SECTION, VECTORS_SECTION};
+use super::format::{self, SectionAt, SECTION_OVERHEAD, STORE_SECTION, VECTORS_SECTION};
 use super::log::{self, LOG_SECTION};
 use futures::lock::Mutex;
 use hippo::error::PortError;
 use hippo::ports::PortResult;
+use hippo::store::Sink;
 use hippo::store::{MemoryStore, MemoryVectorIndex};
 use std::cell::{Cell, RefCell};
 use std::ops::Range;
@@ -108,26 +109,6 @@ impl PersistedState {
     pub fn vectors(&self) -> PortResult<Rc<MemoryVectorIndex>> {
         self.check()?;
         Ok(self.vectors.borrow().clone())
-    }
-
-    /// The whole state in the persisted format (a snapshot, no log), as sections that write
-    /// themselves: a save streams them into the adapter's bytes.
-    fn snapshot_sections(&self) -> [Written<'static>; 2] {
-        let store = self.store.borrow().clone();
-        let vectors = self.vectors.borrow().clone();
-        [
-            Written {
-                tag: STORE_SECTION,
-                body: Box::new(move |out| store.snapshot_to(out).map_err(|e| e.to_string())),
-            },
-            Written {
-                tag: VECTORS_SECTION,
-                body: Box::new(move |out| {
-                    vectors.snapshot_to(out);
-                    Ok(())
-                }),
-            },
-        ]
     }
 
     /// Whether mutations need their log records (`record` otherwise ignores them): only
@@ -228,10 +209,18 @@ impl PersistedState {
             })
         } else {
             drop(records);
-            let sections = self.snapshot_sections();
+            // The whole state in the persisted format (a snapshot, no log), each section
+            // streamed as it is written.
+            let store = self.store.borrow().clone();
+            let vectors = self.vectors.borrow().clone();
+            let store = |out: &mut dyn Sink| store.snapshot_to(out).map_err(|e| e.to_string());
+            let vectors = |out: &mut dyn Sink| {
+                vectors.snapshot_to(out);
+                Ok(())
+            };
             saver
                 .adapter
-                .save_sections(&sections)
+                .save_sections(&[(STORE_SECTION, &store), (VECTORS_SECTION, &vectors)])
                 .await
                 .map(|file| Stored {
                     snapshot_bytes: file,
@@ -316,7 +305,17 @@ async fn decode(file: &js_sys::Uint8Array) -> Result<Loaded, String> {
     let store = MemoryStore::restore(&read(store)).map_err(|e| e.to_string())?;
     // The vector index is derived data: a file without one starts with an empty index.
     let vectors = match table.find(VECTORS_SECTION) {
-        Some(range) => MemoryVectorIndex::restore(&read(range)).map_err(|e| e.to_string())?,
+        // Read a piece at a time: the section is never in wasm memory beside its index.
+        Some(range) => {
+            let mut at = range.start;
+            let mut next = |n: usize| {
+                let end = at.saturating_add(n).min(range.end);
+                let piece = read(at..end);
+                at = end;
+                piece
+            };
+            MemoryVectorIndex::restore_from(&mut next).map_err(|e| e.to_string())?
+        }
         None => MemoryVectorIndex::new(),
     };
     let mut torn = table.torn;
