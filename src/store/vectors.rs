@@ -160,7 +160,7 @@ impl VectorSpace {
         let Some(q) = self.quantize_query(vector, top_k) else {
             return Vec::new();
         };
-        self.scan(vector, &q, top_k, filter, &mut (0..self.len()))
+        self.scan(vector, &q, top_k, filter, None)
     }
 
     /// [`VectorSpace::query`] for conflict resolution: for one collection and one type of
@@ -184,16 +184,7 @@ impl VectorSpace {
             }
             _ => None,
         };
-        match probed {
-            Some(slots) => self.scan(
-                vector,
-                &q,
-                top_k,
-                filter,
-                &mut slots.into_iter().map(|s| s as usize),
-            ),
-            None => self.scan(vector, &q, top_k, filter, &mut (0..self.len())),
-        }
+        self.scan(vector, &q, top_k, filter, probed.as_deref())
     }
 
     /// The cosine of the query's f32 values with a row's codes.
@@ -213,15 +204,15 @@ impl VectorSpace {
         Some(quantize(vector))
     }
 
-    /// The `top_k` best of `slots` the filter keeps, by an integer scan and a rescored
-    /// shortlist. (`dyn`: one copy of this code in the wasm for both callers.)
+    /// The `top_k` best of `slots` (every row when `None`) the filter keeps, by an integer
+    /// scan and a rescored shortlist.
     fn scan(
         &self,
         vector: &[f32],
         q: &Quantized,
         top_k: usize,
         filter: &VectorFilter,
-        slots: &mut dyn Iterator<Item = usize>,
+        slots: Option<&[u32]>,
     ) -> Vec<(String, f32)> {
         let qnorm = dot(vector, vector).sqrt();
         let keep = |slot: usize| {
@@ -234,17 +225,32 @@ impl VectorSpace {
         // Scores are scaled dot products over norms, comparable across slots.
         let shortlist = top_k.saturating_mul(RESCORE_FACTOR).max(RESCORE_MIN);
         let mut best: BinaryHeap<Hit<usize>> = BinaryHeap::with_capacity(shortlist + 1);
-        for slot in slots {
+        let mut consider = |slot: usize, row: &[i8]| {
             if !keep(slot) {
-                continue;
+                return;
             }
-            let score =
-                dot_i8(self.row(slot), &q.codes) as f32 * self.scales[slot] / self.norms[slot];
+            let score = dot_i8(row, &q.codes) as f32 * self.scales[slot] / self.norms[slot];
             if best.len() < shortlist {
                 best.push(Hit { score, id: slot });
             } else if best.peek().is_some_and(|worst| score > worst.score) {
                 best.pop();
                 best.push(Hit { score, id: slot });
+            }
+        };
+        match slots {
+            Some(slots) => {
+                for &slot in slots {
+                    consider(slot as usize, self.row(slot as usize));
+                }
+            }
+            // Every row, a block at a time (no per-row look-up of its block).
+            None => {
+                for (b, block) in self.codes.blocks.iter().enumerate() {
+                    let first = b << CodeRows::BLOCK_BITS;
+                    for (i, row) in block.chunks_exact(self.dim).enumerate() {
+                        consider(first + i, row);
+                    }
+                }
             }
         }
         // Rescoring with the query's own values.
