@@ -5,18 +5,12 @@
 #![cfg(target_arch = "wasm32")]
 
 use hippo_wasm::convert::request_json;
-use js_sys::{JsString, Object, Reflect, WebAssembly};
+use js_sys::{JsString, Object, Reflect};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
-fn wasm_bytes() -> f64 {
-    let memory: WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
-    memory
-        .buffer()
-        .unchecked_into::<js_sys::ArrayBuffer>()
-        .byte_length() as f64
-}
+mod support;
+use support::wasm_bytes;
 
 #[wasm_bindgen_test]
 fn a_large_request_grows_wasm_memory_by_about_its_text() {

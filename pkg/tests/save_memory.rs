@@ -10,20 +10,14 @@ use hippo::ports::{Store, VectorIndex, VectorItem, Write, WriteBatch};
 use hippo::time::Timestamp;
 use hippo_wasm::storage::format::{self, Section, STORE_SECTION, VECTORS_SECTION};
 use hippo_wasm::storage::{JsAdapter, PersistedState, PersistentStore, PersistentVectors};
-use js_sys::{Uint8Array, WebAssembly};
+use js_sys::Uint8Array;
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
-fn wasm_bytes() -> f64 {
-    let memory: WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
-    memory
-        .buffer()
-        .unchecked_into::<js_sys::ArrayBuffer>()
-        .byte_length() as f64
-}
+mod support;
+use support::wasm_bytes;
 
 /// An adapter that keeps the saved array on the JS side (a copy into wasm would be measured).
 fn adapter(saved: Rc<RefCell<Option<Uint8Array>>>) -> JsValue {

@@ -6,17 +6,10 @@
 use hippo::memory::{Collection, MemoryType};
 use hippo::ports::VectorItem;
 use hippo::store::VectorSpace;
-use js_sys::WebAssembly;
-use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
-fn wasm_bytes() -> f64 {
-    let memory: WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
-    memory
-        .buffer()
-        .unchecked_into::<js_sys::ArrayBuffer>()
-        .byte_length() as f64
-}
+mod support;
+use support::wasm_bytes;
 
 #[wasm_bindgen_test]
 fn a_stored_vector_costs_its_codes_plus_a_little() {
