@@ -46,6 +46,10 @@ fn main() {
     let queries: usize = value("--queries", "500")
         .parse()
         .expect("--queries: a number");
+    // Where the tail is: the slowest questions of each size, with their times.
+    let slowest: usize = value("--slowest", "0")
+        .parse()
+        .expect("--slowest: a number");
     let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench/npm");
     std::fs::create_dir_all(&out).expect("target/bench/npm");
 
@@ -56,7 +60,7 @@ fn main() {
         let body =
             json!({ "now": NOW, "npcid": NPCID, "document": &document, "queries": &query_texts });
         std::fs::write(&file, body.to_string()).expect("write the corpus");
-        let (row, answers) = measure(document, &query_texts);
+        let (row, answers) = measure(document, &query_texts, slowest);
         let file = out.join(format!("native-answers-{size}.json"));
         std::fs::write(&file, json!(answers).to_string()).expect("write the answers");
         println!("native {size:>7}: {row}");
@@ -69,7 +73,7 @@ fn main() {
 
 /// Imports the document, then times `retrieve` for each query (as the package does).
 /// Returns the timings and, per query, the ids retrieved (to compare with wasm's).
-fn measure(document: NpcExport, queries: &[String]) -> (Value, Vec<Vec<String>>) {
+fn measure(document: NpcExport, queries: &[String], slowest: usize) -> (Value, Vec<Vec<String>>) {
     let hippo = Hippo::new(Ports {
         store: Rc::new(MemoryStore::new()),
         vectors: Rc::new(MemoryVectorIndex::new()),
@@ -94,6 +98,11 @@ fn measure(document: NpcExport, queries: &[String]) -> (Value, Vec<Vec<String>>)
         answers.push(found.memories.into_iter().map(|m| m.id).collect::<Vec<_>>());
     }
     let returned: usize = answers.iter().map(Vec::len).sum();
+    let mut by_time: Vec<(f64, &String)> = times.iter().copied().zip(queries).collect();
+    by_time.sort_by(|a, b| b.0.total_cmp(&a.0));
+    for (ms, query) in by_time.iter().take(slowest) {
+        println!("  {ms:8.3} ms  {query}");
+    }
     times.sort_by(f64::total_cmp);
     let at = |p: f64| times[((times.len() as f64 - 1.0) * p).round() as usize];
     let round = |v: f64| (v * 1000.0).round() / 1000.0;
