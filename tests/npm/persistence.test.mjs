@@ -191,6 +191,93 @@ test('concurrent mutations are all saved, in order', async () => {
   assert.ok(adapter.saves < 1 + 2 * 20, `saves coalesce while one is running (${adapter.saves})`);
 });
 
+test('with an appending adapter, a change made while a snapshot is being saved is saved too', async () => {
+  const adapter = appendingAdapter();
+  let hold = false;
+  let held;
+  let release;
+  const gated = {
+    load: () => adapter.load(),
+    append: (bytes) => adapter.append(bytes),
+    async save(bytes) {
+      if (hold) {
+        hold = false;
+        await new Promise((resolve) => {
+          release = resolve;
+          held();
+        });
+      }
+      return adapter.save(bytes);
+    },
+  };
+  const hippo = await Hippo.open({ storage: gated, clock: fixedClock() });
+  await hippo.createNpc('n');
+  const { results } = await hippo.addMemories('n', { memories: [{ summary: 'a fact about green tea', type: 'other' }] });
+  // A deletion is saved as a snapshot: hold that save while another call changes the store.
+  const saving = new Promise((resolve) => {
+    held = resolve;
+  });
+  hold = true;
+  const deleting = hippo.deleteMemory('n', results[0].id);
+  await saving;
+  const adding = hippo.addMemories('n', { memories: [{ summary: 'made while the snapshot was saved', type: 'other' }] });
+  // Every microtask runs before the next macrotask: the call has made its change and waits
+  // for the held save.
+  await new Promise((resolve) => setImmediate(resolve));
+  release();
+  await deleting;
+  await adding;
+  const reopened = await Hippo.open({ storage: adapter, clock: fixedClock() });
+  const { memories } = await reopened.listMemories('n', { limit: 10 });
+  assert.deepEqual(memories.map((m) => m.summary), ['made while the snapshot was saved']);
+  await hippo.close();
+  await reopened.close();
+});
+
+test('a deletion made while an append is being saved still removes its text from the stored bytes', async () => {
+  const adapter = appendingAdapter();
+  let hold = false;
+  let held;
+  let release;
+  const gated = {
+    load: () => adapter.load(),
+    save: (bytes) => adapter.save(bytes),
+    async append(bytes) {
+      if (hold) {
+        hold = false;
+        await new Promise((resolve) => {
+          release = resolve;
+          held();
+        });
+      }
+      return adapter.append(bytes);
+    },
+  };
+  const hippo = await Hippo.open({ storage: gated, clock: fixedClock() });
+  await hippo.createNpc('n');
+  const secret = 'the door code is 4711 behind the blue gate';
+  const { results } = await hippo.addMemories('n', { memories: [{ summary: secret, type: 'other' }] });
+  const text = (bytes) => Buffer.from(bytes).toString('utf8');
+  assert.ok(text(adapter.bytes).includes(secret), 'appended in a record first');
+  const appending = new Promise((resolve) => {
+    held = resolve;
+  });
+  hold = true;
+  const adding = hippo.addMemories('n', { memories: [{ summary: 'a fact about green tea', type: 'other' }] });
+  await appending;
+  const deleting = hippo.deleteMemory('n', results[0].id);
+  await new Promise((resolve) => setImmediate(resolve));
+  release();
+  await adding;
+  await deleting;
+  assert.ok(!text(adapter.bytes).includes(secret), 'the deletion was saved as a snapshot');
+  const reopened = await Hippo.open({ storage: adapter, clock: fixedClock() });
+  const { memories } = await reopened.listMemories('n', { limit: 10 });
+  assert.deepEqual(memories.map((m) => m.summary), ['a fact about green tea']);
+  await hippo.close();
+  await reopened.close();
+});
+
 test('flush and close: close waits for saves, later calls reject', async () => {
   const adapter = memoryAdapter();
   let closed = 0;

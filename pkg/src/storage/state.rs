@@ -10,6 +10,10 @@
 //! replaces snapshot and log at once. So the bytes a call writes do not grow with the store,
 //! and the store on disk stays under 1.5 times its snapshot.
 //!
+//! A change that the next snapshot will carry is not recorded (an import's record would be
+//! the size of the store). Such a change, or an erasure, made while a save is under way asks
+//! for a snapshot that the running save does not fulfil: the next save is one.
+//!
 //! Saves run one at a time and coalesce: a save writes everything changed so far, so callers
 //! queued behind it find their change already durable. If a save fails, the in-memory state
 //! is rolled back to what the adapter last stored and every caller whose change was not yet
@@ -54,6 +58,9 @@ struct Saver {
     pending: RefCell<Vec<u8>>,
     /// What the adapter holds: the bytes of the last snapshot and of the records after it.
     stored: Cell<Stored>,
+    /// How many times a snapshot was asked for: one asked while a save is under way is
+    /// still owed when it ends (that save's bytes may not hold the change that asked).
+    snapshot_asks: Cell<u64>,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -88,6 +95,7 @@ impl PersistedState {
             lost_through: Cell::new(0),
             pending: RefCell::new(Vec::new()),
             stored: Cell::new(loaded.stored),
+            snapshot_asks: Cell::new(0),
         };
         Ok(Self::with(loaded, Some(saver)))
     }
@@ -143,9 +151,9 @@ impl PersistedState {
                     saver.snapshot_next();
                 }
             }
-            // The change is in memory either way: a snapshot will carry it.
-            Some(Err(_)) => saver.snapshot_next(),
-            None => {}
+            // The change is in memory either way: a snapshot will carry it (also when it was
+            // not recorded because the next save was to be a snapshot anyway).
+            Some(Err(_)) | None => saver.snapshot_next(),
         }
     }
 
@@ -199,12 +207,14 @@ impl PersistedState {
         let target = saver.changed.get();
         let records = saver.pending.take();
         let stored = saver.stored.get();
+        let asks = saver.snapshot_asks.get();
         let saved = if saver.adapter.can_append()
             && !stored.snapshot_next
             && stored.log_bytes.saturating_add(records.len()) <= log_limit(stored)
         {
             saver.adapter.append(&records).await.map(|()| Stored {
                 log_bytes: stored.log_bytes.saturating_add(records.len()),
+                snapshot_next: false,
                 ..stored
             })
         } else {
@@ -229,7 +239,10 @@ impl PersistedState {
                 })
         };
         match saved {
-            Ok(stored) => {
+            Ok(mut stored) => {
+                // A change made while this save was under way that asked for a snapshot (an
+                // erasure, or one left unrecorded) is not in what was just written.
+                stored.snapshot_next = saver.snapshot_asks.get() > asks;
                 saver.stored.set(stored);
                 saver.durable.set(target);
                 Ok(())
@@ -260,6 +273,8 @@ impl PersistedState {
 
 impl Saver {
     fn snapshot_next(&self) {
+        self.snapshot_asks
+            .set(self.snapshot_asks.get().saturating_add(1));
         self.stored.set(Stored {
             snapshot_next: true,
             ..self.stored.get()
