@@ -179,13 +179,13 @@ impl MemoryStore {
     }
 }
 
+/// How the derived JSON of a `State` starts.
+const NPCS_OPEN: &[u8] = b"{\"npcs\":{";
+
 /// The JSON serde derives for a `State` holding `npcs`, written a piece at a time: each NPC's
 /// own fields, then its memories one by one (its last field). The NPC's derived shape is cut
 /// at its empty `memories` map, so a field added to it is written too; a field added to
 /// `State` must be added here (the backend tests compare the result with the derived JSON).
-/// How the derived JSON of a `State` starts.
-const NPCS_OPEN: &[u8] = b"{\"npcs\":{";
-
 fn write_state(
     rest: &State,
     npcs: &mut BTreeMap<String, NpcData>,
@@ -366,11 +366,7 @@ fn apply(state: &mut State, npcid: &str, write: Write) {
         Write::DeleteMemory { id } => {
             data.lexical.remove(&id);
             if let Some((at, _, _)) = data.memories.shift_remove_full(&id) {
-                // The rows after it move up one, as the records did.
-                if let Some(after) = data.listed.get(at + 1..).map(<[Listed]>::len) {
-                    data.listed.copy_within(at + 1..at + 1 + after, at);
-                    data.listed.pop();
-                }
+                data.listed.remove(at);
             }
         }
         Write::Touch { ids, at } => {

@@ -191,35 +191,40 @@ test('concurrent mutations are all saved, in order', async () => {
   assert.ok(adapter.saves < 1 + 2 * 20, `saves coalesce while one is running (${adapter.saves})`);
 });
 
+/**
+ * `adapter` with its `method` ('save' or 'append') held open once on demand: `holdNext()`
+ * resolves, when the next such call arrives, to the function that lets it proceed.
+ */
+function holdable(adapter, method) {
+  let arrived = null;
+  return {
+    load: () => adapter.load(),
+    save: (bytes) => adapter.save(bytes),
+    append: (bytes) => adapter.append(bytes),
+    [method]: async (bytes) => {
+      if (arrived) {
+        const held = new Promise((resolve) => arrived(resolve));
+        arrived = null;
+        await held;
+      }
+      return adapter[method](bytes);
+    },
+    holdNext: () => new Promise((resolve) => {
+      arrived = resolve;
+    }),
+  };
+}
+
 test('with an appending adapter, a change made while a snapshot is being saved is saved too', async () => {
   const adapter = appendingAdapter();
-  let hold = false;
-  let held;
-  let release;
-  const gated = {
-    load: () => adapter.load(),
-    append: (bytes) => adapter.append(bytes),
-    async save(bytes) {
-      if (hold) {
-        hold = false;
-        await new Promise((resolve) => {
-          release = resolve;
-          held();
-        });
-      }
-      return adapter.save(bytes);
-    },
-  };
+  const gated = holdable(adapter, 'save');
   const hippo = await Hippo.open({ storage: gated, clock: fixedClock() });
   await hippo.createNpc('n');
   const { results } = await hippo.addMemories('n', { memories: [{ summary: 'a fact about green tea', type: 'other' }] });
   // A deletion is saved as a snapshot: hold that save while another call changes the store.
-  const saving = new Promise((resolve) => {
-    held = resolve;
-  });
-  hold = true;
+  const saving = gated.holdNext();
   const deleting = hippo.deleteMemory('n', results[0].id);
-  await saving;
+  const release = await saving;
   const adding = hippo.addMemories('n', { memories: [{ summary: 'made while the snapshot was saved', type: 'other' }] });
   // Every microtask runs before the next macrotask: the call has made its change and waits
   // for the held save.
@@ -236,35 +241,16 @@ test('with an appending adapter, a change made while a snapshot is being saved i
 
 test('a deletion made while an append is being saved still removes its text from the stored bytes', async () => {
   const adapter = appendingAdapter();
-  let hold = false;
-  let held;
-  let release;
-  const gated = {
-    load: () => adapter.load(),
-    save: (bytes) => adapter.save(bytes),
-    async append(bytes) {
-      if (hold) {
-        hold = false;
-        await new Promise((resolve) => {
-          release = resolve;
-          held();
-        });
-      }
-      return adapter.append(bytes);
-    },
-  };
+  const gated = holdable(adapter, 'append');
   const hippo = await Hippo.open({ storage: gated, clock: fixedClock() });
   await hippo.createNpc('n');
   const secret = 'the door code is 4711 behind the blue gate';
   const { results } = await hippo.addMemories('n', { memories: [{ summary: secret, type: 'other' }] });
   const text = (bytes) => Buffer.from(bytes).toString('utf8');
   assert.ok(text(adapter.bytes).includes(secret), 'appended in a record first');
-  const appending = new Promise((resolve) => {
-    held = resolve;
-  });
-  hold = true;
+  const appending = gated.holdNext();
   const adding = hippo.addMemories('n', { memories: [{ summary: 'a fact about green tea', type: 'other' }] });
-  await appending;
+  const release = await appending;
   const deleting = hippo.deleteMemory('n', results[0].id);
   await new Promise((resolve) => setImmediate(resolve));
   release();
