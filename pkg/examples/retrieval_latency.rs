@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! cargo run --release -p hippo-wasm --features bench --example retrieval_latency -- \
-//!     [--sizes 1000,10000] [--queries 500]
+//!     [--sizes 1000,10000] [--queries 500] [--slowest N] [--only TEXT]
 //! ```
 //! As in `hippo-bench latency`, each query is one call, timed whole (min / p50 / p95 / p99).
 
@@ -50,12 +50,15 @@ fn main() {
     let slowest: usize = value("--slowest", "0")
         .parse()
         .expect("--slowest: a number");
+    // Only the questions containing this text (to profile one shape of question).
+    let only = value("--only", "");
     let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench/npm");
     std::fs::create_dir_all(&out).expect("target/bench/npm");
 
     let mut native = serde_json::Map::new();
     for &size in &sizes {
-        let (document, query_texts) = corpus::document(size, queries);
+        let (document, mut query_texts) = corpus::document(size, queries);
+        query_texts.retain(|q| q.contains(&only));
         let file = out.join(format!("corpus-{size}.json"));
         let body =
             json!({ "now": NOW, "npcid": NPCID, "document": &document, "queries": &query_texts });

@@ -92,7 +92,6 @@ struct Posting {
 #[derive(Debug, Clone)]
 struct Doc {
     id: String,
-    len: f32,
     terms: Vec<u32>,
 }
 
@@ -102,11 +101,21 @@ pub struct LexicalIndex {
     term_ids: HashMap<String, u32>,
     postings: Vec<Vec<Posting>>,
     slots: Vec<Option<Doc>>,
+    /// Each slot's weighted length (0 when free), beside the slots: a search reads one per
+    /// posting, and a dense row of lengths stays in cache where the documents do not.
+    lens: Vec<f32>,
     free_slots: Vec<u32>,
     by_id: HashMap<String, u32>,
     total_len: f64,
-    /// Scratch for [`LexicalIndex::search_rare`]: one score per slot, zero between searches.
-    scores: std::cell::RefCell<Vec<f64>>,
+    scratch: std::cell::RefCell<Scratch>,
+}
+
+/// What [`LexicalIndex::search_rare`] fills and empties again: one score per slot (zero
+/// between searches) and the slots it scored.
+#[derive(Debug, Default, Clone)]
+struct Scratch {
+    scores: Vec<f64>,
+    touched: Vec<u32>,
 }
 
 impl LexicalIndex {
@@ -133,6 +142,7 @@ impl LexicalIndex {
             Some(slot) => slot,
             None => {
                 self.slots.push(None);
+                self.lens.push(0.0);
                 (self.slots.len() - 1) as u32
             }
         };
@@ -152,9 +162,9 @@ impl LexicalIndex {
         self.total_len += doc.len;
         self.slots[slot as usize] = Some(Doc {
             id: id.to_string(),
-            len: doc.len as f32,
             terms,
         });
+        self.lens[slot as usize] = doc.len as f32;
         self.by_id.insert(id.to_string(), slot);
     }
 
@@ -170,7 +180,7 @@ impl LexicalIndex {
                     list.swap_remove(pos);
                 }
             }
-            self.total_len -= doc.len as f64;
+            self.total_len -= std::mem::take(&mut self.lens[slot as usize]) as f64;
         }
         self.free_slots.push(slot);
     }
@@ -224,25 +234,37 @@ impl LexicalIndex {
         if limit == 0 || self.is_empty() {
             return Vec::new();
         }
-        // Scores by slot in a buffer kept between searches (all zero outside one), so that a
-        // search costs its postings, not an allocation the size of the index.
-        let mut scores = self.scores.borrow_mut();
+        // Scores by slot, and the slots scored, in buffers kept between searches (scores all
+        // zero outside one), so that a search costs its postings, not allocations the size
+        // of the index (at 100k memories a common word's were most of a search's time).
+        let mut scratch = self.scratch.borrow_mut();
+        let Scratch { scores, touched } = &mut *scratch;
         scores.resize(self.slots.len(), 0.0);
-        let mut touched = Vec::new();
+        touched.clear();
         self.score(terms, max_df, |slot, score| {
             if scores[slot] == 0.0 {
-                touched.push(slot);
+                touched.push(slot as u32);
             }
             scores[slot] += score;
         });
-        let mut hits = Vec::with_capacity(touched.len());
-        for &slot in &touched {
-            if let Some(doc) = self.slots[slot].as_ref() {
-                hits.push((doc.id.as_str(), scores[slot]));
-            }
-            scores[slot] = 0.0;
+        let score_of = |slot: &u32| scores[*slot as usize];
+        // Keep what scores at least the `limit`-th best score, found among the scores alone:
+        // over a long conversation most documents share a common term and many tie (repeated
+        // small talk), and comparing their ids was most of a search.
+        let mut nth = f64::NEG_INFINITY;
+        if touched.len() > limit {
+            let by_score = |a: &u32, b: &u32| score_of(b).total_cmp(&score_of(a));
+            nth = score_of(touched.select_nth_unstable_by(limit - 1, by_score).1);
         }
-        drop(scores);
+        let hits = touched
+            .iter()
+            .map(|slot| (*slot as usize, score_of(slot)))
+            .filter(|(_, score)| score.total_cmp(&nth).is_ge())
+            .collect();
+        for slot in touched.iter() {
+            scores[*slot as usize] = 0.0;
+        }
+        drop(scratch);
         self.best(hits, limit)
     }
 
@@ -262,23 +284,22 @@ impl LexicalIndex {
             let term_idf = idf(self.len(), list.len());
             for posting in list {
                 let slot = posting.slot as usize;
-                let len = self.slots[slot].as_ref().map_or(0.0, |d| d.len as f64);
-                add(slot, bm25_term(term_idf, posting.tf as f64, len, avg_len));
+                add(
+                    slot,
+                    bm25_term(term_idf, posting.tf as f64, self.lens[slot] as f64, avg_len),
+                );
             }
         }
     }
 
-    /// The `limit` best of `hits`, best first; ties by id.
-    fn best(&self, mut hits: Vec<(&str, f64)>, limit: usize) -> Vec<(String, f64)> {
+    /// The `limit` best of the scored slots `hits`, best first; ties by id. Ids are read only
+    /// here, for what the search kept: reading every scored document's was a cache miss each.
+    fn best(&self, hits: Vec<(usize, f64)>, limit: usize) -> Vec<(String, f64)> {
+        let mut hits: Vec<(&str, f64)> = hits
+            .into_iter()
+            .filter_map(|(slot, score)| Some((self.slots[slot].as_ref()?.id.as_str(), score)))
+            .collect();
         let by_score = |a: &(&str, f64), b: &(&str, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(b.0));
-        if hits.len() > limit {
-            // Keep what scores at least the `limit`-th best score, found among the scores
-            // alone: over a long conversation most documents share a common term and many
-            // tie (repeated small talk), and comparing their ids was most of a search.
-            let mut scores: Vec<f64> = hits.iter().map(|h| h.1).collect();
-            let (_, &mut nth, _) = scores.select_nth_unstable_by(limit - 1, |a, b| b.total_cmp(a));
-            hits.retain(|h| h.1.total_cmp(&nth).is_ge());
-        }
         if hits.len() > limit {
             hits.select_nth_unstable_by(limit - 1, by_score);
             hits.truncate(limit);

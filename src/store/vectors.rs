@@ -10,7 +10,7 @@
 //! the query's f32 values against the stored codes, which removes the query's share of the
 //! rounding, and the `top_k` best of those are returned with that score.
 
-use super::int8::{dot_f32_i8, dot_i8, quantize, Quantized};
+use super::int8::{dot_f32_i8, dot_i8, dot_rows, quantize, Quantized};
 use super::partition::{Kind, Partition, Rows};
 use super::Sink;
 use crate::error::PortError;
@@ -38,6 +38,9 @@ pub struct VectorSpace {
     /// The norm of each vector as it was given (cosine's denominator).
     norms: Vec<f32>,
     scales: Vec<f32>,
+    /// `scale / norm` of each row (0 for a zero vector): what the scan multiplies its integer
+    /// dot product by, so it divides nothing per row.
+    weights: Vec<f32>,
     codes: CodeRows,
     slot_of: HashMap<Box<str>, u32>,
     /// Cells of each kind for [`VectorSpace::query_near`], kept in step with the rows.
@@ -107,6 +110,7 @@ impl VectorSpace {
                 self.meta[slot] = meta;
                 self.norms[slot] = norm;
                 self.scales[slot] = q.scale;
+                self.weights[slot] = weight(q.scale, norm);
                 self.codes.row_mut(slot).copy_from_slice(&q.codes);
             }
             None => {
@@ -119,6 +123,7 @@ impl VectorSpace {
                 self.meta.push(meta);
                 self.norms.push(norm);
                 self.scales.push(q.scale);
+                self.weights.push(weight(q.scale, norm));
                 self.codes.push(&q.codes);
             }
         }
@@ -141,12 +146,14 @@ impl VectorSpace {
             self.meta.swap(slot, last);
             self.norms.swap(slot, last);
             self.scales.swap(slot, last);
+            self.weights.swap(slot, last);
             self.slot_of.insert(self.ids[slot].clone(), slot as u32);
         }
         self.ids.pop();
         self.meta.pop();
         self.norms.pop();
         self.scales.pop();
+        self.weights.pop();
         self.codes.pop();
     }
 
@@ -215,40 +222,49 @@ impl VectorSpace {
         slots: Option<&[u32]>,
     ) -> Vec<(String, f32)> {
         let qnorm = dot(vector, vector).sqrt();
-        let keep = |slot: usize| {
-            let (collection, memory_type) = self.meta[slot];
-            (filter.collections.is_empty() || filter.collections.contains(&collection))
-                && (filter.types.is_empty() || filter.types.contains(&memory_type))
-                && self.norms[slot] > 0.0
-        };
+        let kinds = KindMask::new(filter);
         // The integer scan: a bounded heap of the best `shortlist` so far, worst on top.
-        // Scores are scaled dot products over norms, comparable across slots.
+        // Scores are scaled dot products over norms, comparable across slots; a zero vector's
+        // weight is 0 and it is never kept.
         let shortlist = top_k.saturating_mul(RESCORE_FACTOR).max(RESCORE_MIN);
         let mut best: BinaryHeap<Hit<usize>> = BinaryHeap::with_capacity(shortlist + 1);
-        let mut consider = |slot: usize, row: &[i8]| {
-            if !keep(slot) {
-                return;
+        // `bar`: what a row's score must beat to be offered, the worst kept once the heap is
+        // full (most rows fail this one comparison, so the rest of the work is rare).
+        let mut bar = f32::NEG_INFINITY;
+        let mut offer = |slot: usize, score: f32| -> Option<f32> {
+            if self.weights[slot] <= 0.0 || !kinds.keeps(self.meta[slot]) {
+                return None;
             }
-            let score = dot_i8(row, &q.codes) as f32 * self.scales[slot] / self.norms[slot];
-            if best.len() < shortlist {
-                best.push(Hit { score, id: slot });
-            } else if best.peek().is_some_and(|worst| score > worst.score) {
+            if best.len() == shortlist {
                 best.pop();
-                best.push(Hit { score, id: slot });
             }
+            best.push(Hit { score, id: slot });
+            (best.len() == shortlist).then(|| best.peek().map_or(score, |worst| worst.score))
         };
         match slots {
             Some(slots) => {
                 for &slot in slots {
-                    consider(slot as usize, self.row(slot as usize));
+                    let slot = slot as usize;
+                    let score = dot_i8(self.row(slot), &q.codes) as f32 * self.weights[slot];
+                    if score > bar {
+                        bar = offer(slot, score).unwrap_or(bar);
+                    }
                 }
             }
-            // Every row, a block at a time (no per-row look-up of its block).
+            // Every row, a block at a time: the block's dot products in one pass (the
+            // kernel's loop stays tight), then their scores against the bar.
             None => {
+                let mut dots = vec![0i32; CodeRows::BLOCK];
                 for (b, block) in self.codes.blocks.iter().enumerate() {
                     let first = b << CodeRows::BLOCK_BITS;
-                    for (i, row) in block.chunks_exact(self.dim).enumerate() {
-                        consider(first + i, row);
+                    let rows = block.len() / self.dim;
+                    dot_rows(block, &q.codes, &mut dots[..rows]);
+                    let weights = &self.weights[first..first + rows];
+                    for (i, (&dot, &weight)) in dots[..rows].iter().zip(weights).enumerate() {
+                        let score = dot as f32 * weight;
+                        if score > bar {
+                            bar = offer(first + i, score).unwrap_or(bar);
+                        }
                     }
                 }
             }
@@ -267,6 +283,36 @@ impl VectorSpace {
         hits.into_iter()
             .map(|h| (h.id.to_string(), h.score))
             .collect()
+    }
+}
+
+/// What a scan's filter keeps, as a table by collection and type: one look-up per row.
+struct KindMask([[bool; MemoryType::ALL.len()]; Collection::ALL.len()]);
+
+impl KindMask {
+    fn new(filter: &VectorFilter) -> Self {
+        let mut table = [[false; MemoryType::ALL.len()]; Collection::ALL.len()];
+        for collection in Collection::ALL {
+            for memory_type in MemoryType::ALL {
+                table[collection as usize][memory_type as usize] = (filter.collections.is_empty()
+                    || filter.collections.contains(&collection))
+                    && (filter.types.is_empty() || filter.types.contains(&memory_type));
+            }
+        }
+        Self(table)
+    }
+
+    fn keeps(&self, (collection, memory_type): Kind) -> bool {
+        self.0[collection as usize][memory_type as usize]
+    }
+}
+
+/// `scale / norm`: 0 for a zero vector (a scan never keeps it).
+fn weight(scale: f32, norm: f32) -> f32 {
+    if norm > 0.0 {
+        scale / norm
+    } else {
+        0.0
     }
 }
 
@@ -832,6 +878,86 @@ mod tests {
             .upsert(item(1, MemoryType::Profile, vec![0.5; dim]))
             .unwrap();
         assert_eq!(space.row(0), [127, 127, 127]);
+    }
+
+    /// The scan keeps what a plain pass over every row would: the best integer scores of the
+    /// kinds the filter keeps (never a zero vector), rescored, across blocks of rows.
+    #[test]
+    fn the_scan_keeps_the_best_integer_scores_of_the_kinds_kept() {
+        let (base, _) = cloud(2500, 48);
+        let kinds = [
+            (Collection::Memory, MemoryType::Profile),
+            (Collection::Memory, MemoryType::History),
+            (Collection::Content, MemoryType::Other),
+        ];
+        let mut space = VectorSpace::default();
+        for (i, v) in base.iter().enumerate() {
+            let (collection, memory_type) = kinds[i % 3];
+            // Every 7th a zero vector: it has no direction and is never found.
+            let values = if i % 7 == 0 { vec![0.0; 48] } else { v.clone() };
+            space
+                .upsert(VectorItem {
+                    id: format!("v{i:05}"),
+                    collection,
+                    memory_type,
+                    values,
+                })
+                .unwrap();
+        }
+        for (query, top_k, filter) in [
+            (&base[1], 10usize, VectorFilter::default()),
+            (
+                &base[2],
+                50,
+                VectorFilter {
+                    collections: vec![Collection::Memory],
+                    types: vec![MemoryType::History],
+                    near: false,
+                },
+            ),
+            (
+                &base[3],
+                3000,
+                VectorFilter {
+                    collections: vec![Collection::Content],
+                    ..VectorFilter::default()
+                },
+            ),
+        ] {
+            let q = quantize(query);
+            let qnorm = dot(query, query).sqrt();
+            let mut kept: Vec<(f32, usize)> = (0..space.len())
+                .filter(|&slot| {
+                    let (collection, memory_type) = space.meta[slot];
+                    space.norms[slot] > 0.0
+                        && (filter.collections.is_empty()
+                            || filter.collections.contains(&collection))
+                        && (filter.types.is_empty() || filter.types.contains(&memory_type))
+                })
+                .map(|slot| {
+                    (
+                        dot_i8(space.row(slot), &q.codes) as f32 * space.weights[slot],
+                        slot,
+                    )
+                })
+                .collect();
+            kept.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            kept.truncate(top_k.saturating_mul(RESCORE_FACTOR).max(RESCORE_MIN));
+            let mut expected: Vec<(f32, &str)> = kept
+                .iter()
+                .map(|&(_, slot)| (space.rescore(query, qnorm, slot), &*space.ids[slot]))
+                .collect();
+            expected.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+            expected.truncate(top_k);
+            let found = space.query(query, top_k, &filter);
+            let ids = |hits: Vec<&str>| hits.into_iter().map(str::to_string).collect::<Vec<_>>();
+            assert_eq!(
+                found.iter().map(|(id, _)| id.clone()).collect::<Vec<_>>(),
+                ids(expected.iter().map(|e| e.1).collect()),
+                "top {top_k}"
+            );
+            assert!(!found.is_empty());
+        }
     }
 
     #[test]
