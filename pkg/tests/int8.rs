@@ -4,7 +4,7 @@
 //! Run under Node by `make test-npm` (`wasm-bindgen-test-runner`).
 #![cfg(target_arch = "wasm32")]
 
-use hippo::store::int8::dot_i8;
+use hippo::store::int8::{dot_i8, dot_rows};
 use wasm_bindgen_test::*;
 
 fn plain(a: &[i8], b: &[i8]) -> i32 {
@@ -48,4 +48,20 @@ fn simd_dot_holds_the_extremes() {
     // Slices of different lengths: the shorter one's length counts.
     let (a, b) = (vec![3i8; 40], vec![-2i8; 33]);
     assert_eq!(dot_i8(&a, &b), -6 * 33);
+}
+
+#[wasm_bindgen_test]
+fn row_dots_match_the_plain_sum() {
+    for dim in [1, 15, 16, 17, 48, 255, 256, 257] {
+        let query: Vec<i8> = (0..dim).map(|i| ((i * 37) % 255) as u8 as i8).collect();
+        let rows: Vec<i8> = (0..3 * dim)
+            .map(|i| ((i * 101 + 3) % 255) as u8 as i8)
+            .collect();
+        let mut out = [i32::MIN; 4];
+        dot_rows(&rows, &query, &mut out);
+        for (r, row) in rows.chunks_exact(dim).enumerate() {
+            assert_eq!(out[r], plain(row, &query), "dim {dim}, row {r}");
+        }
+        assert_eq!(out[3], i32::MIN, "only whole rows are written");
+    }
 }
