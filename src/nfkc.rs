@@ -35,10 +35,28 @@ const S_COUNT: u32 = L_COUNT * N_COUNT;
 pub fn nfkc(text: &str) -> Cow<'_, str> {
     let tables = tables();
     if tables.is_nfkc(text) {
-        Cow::Borrowed(text)
-    } else {
-        Cow::Owned(tables.compose(tables.decompose(text)))
+        return Cow::Borrowed(text);
     }
+    // A character outside the active ranges neither changes, nor moves, nor composes with
+    // what precedes it, and blocks what follows from composing with what precedes it: text
+    // normalises piece by piece between such characters. Only the pieces with an active
+    // character go through decomposition and composition: a Chinese sentence is mostly
+    // ideographs around a few full-width commas.
+    let mut out = String::with_capacity(text.len());
+    let mut start = 0;
+    let mut active = false;
+    for (i, c) in text.char_indices() {
+        let inert = !tables.is_active(c);
+        if inert && i > start {
+            tables.normalize_piece(text.get(start..i).unwrap_or_default(), active, &mut out);
+            start = i;
+            active = false;
+        } else {
+            active |= !inert;
+        }
+    }
+    tables.normalize_piece(text.get(start..).unwrap_or_default(), active, &mut out);
+    Cow::Owned(out)
 }
 
 struct Decomposition {
@@ -145,8 +163,26 @@ impl Tables {
         }
     }
 
+    /// Appends `piece` in NFKC: as it is when none of its characters is active.
+    fn normalize_piece(&self, piece: &str, active: bool, out: &mut String) {
+        if active {
+            out.push_str(&self.compose(self.decompose(piece)));
+        } else {
+            out.push_str(piece);
+        }
+    }
+
     fn is_active(&self, c: char) -> bool {
+        // ASCII and the CJK unified ideographs, most of any text, are outside every range
+        // (checked against the tables by the tests).
         let c = c as u32;
+        if c < 0x80 || (0x4E00..=0x9FFF).contains(&c) {
+            return false;
+        }
+        self.in_active_ranges(c)
+    }
+
+    fn in_active_ranges(&self, c: u32) -> bool {
         let i = self.active.partition_point(|&(_, last)| last < c);
         self.active.get(i).is_some_and(|&(first, _)| first <= c)
     }

@@ -81,6 +81,31 @@ fn every_decomposed_character_recomposes_as_the_crate_does() {
 }
 
 #[test]
+fn ascii_and_cjk_ideographs_are_inert() {
+    let tables = tables();
+    for c in (0..0x80).chain(0x4E00..=0x9FFF) {
+        assert!(!tables.in_active_ranges(c), "U+{c:04X}");
+    }
+}
+
+/// Long text is normalised piece by piece between inert characters: what composes across a
+/// piece's first character, and pieces at both ends, must come out as the crate's.
+#[test]
+fn mixed_text_normalizes_as_the_crate_does() {
+    for text in [
+        "用户喜欢喝咖啡，不喜欢茶（场景：喜好类；情绪：开心）。",
+        "ＡＢＣ中e\u{0301}\u{0323}文ﬁ\u{1100}\u{1161}\u{11A8}가\u{11A8}，",
+        "e\u{0301}",
+        "\u{0301}e",
+        "中\u{0301}\u{0323}",
+        "a\u{0323}\u{0302}b\u{0302}\u{0323}，",
+        "\u{1138B}\u{113C5}中\u{113C5}",
+    ] {
+        assert_eq!(nfkc(text), crate_nfkc(text), "{text:?}");
+    }
+}
+
+#[test]
 fn text_already_in_nfkc_is_borrowed() {
     for text in [
         "",

@@ -13,10 +13,10 @@
 //! paraphrases that share words or word pieces, not synonyms. A real embedding model (SPEC
 //! §2.6) replaces it when configured.
 
-use super::tokenize::{cjk_terms, normalize, segments, word_term, Segment};
+use super::tokenize::{cjk_term_slices, normalize, segments, word_term, Segment};
+use crate::order::sort_by;
 use crate::ports::{EmbedKind, Embedder, PortResult, SimilarityThresholds};
 use async_trait::async_trait;
-use std::collections::BTreeMap;
 
 /// Vector size: small enough for 100k memories per NPC in a browser tab (100 MB at f32 would
 /// be too much at 1024), large enough that hash collisions stay rare for memory-sized texts.
@@ -53,15 +53,12 @@ impl BuiltinEmbedder {
 
     /// The unit-length vector of `text` (all zeros when the text has no features).
     pub fn embed_text(&self, text: &str) -> Vec<f32> {
-        // A BTreeMap, not a HashMap: buckets must be summed in the same order every time, or
-        // floating-point rounding makes one text's vector differ between runs and platforms.
-        let mut features: BTreeMap<u64, f32> = BTreeMap::new();
-        let mut add = |kind: u8, feature: &str, weight: f32| {
-            *features.entry(hash(kind, feature)).or_insert(0.0) += weight;
-        };
+        // (hash, weight) in the order the features come; summed per hash below.
+        let mut features: Vec<(u64, f32)> = Vec::new();
         let normalized = normalize(text);
         let mut previous_word: Option<String> = None;
-        let mut cjk = Vec::new();
+        let mut marked = String::new();
+        let mut bounds: Vec<usize> = Vec::new();
         for segment in segments(&normalized) {
             match segment {
                 Segment::Word(word) => {
@@ -69,35 +66,55 @@ impl BuiltinEmbedder {
                         previous_word = None;
                         continue;
                     };
-                    add(b'w', &term, WORD_WEIGHT);
+                    features.push((hash(b'w', &[&term]), WORD_WEIGHT));
                     if let Some(prev) = &previous_word {
-                        add(b'p', &format!("{prev} {term}"), PAIR_WEIGHT);
+                        features.push((hash(b'p', &[prev, " ", &term]), PAIR_WEIGHT));
                     }
-                    let marked: Vec<char> = format!("^{word}$").chars().collect();
-                    if marked.len() > 4 {
-                        for gram in marked.windows(3) {
-                            add(b't', &gram.iter().collect::<String>(), TRIGRAM_WEIGHT);
+                    marked.clear();
+                    marked.push('^');
+                    marked.push_str(word);
+                    marked.push('$');
+                    bounds.clear();
+                    bounds.extend(marked.char_indices().map(|(i, _)| i));
+                    bounds.push(marked.len());
+                    // More than four characters with the marks: every window of three.
+                    if bounds.len() > 5 {
+                        for w in bounds.windows(4) {
+                            let (Some(&from), Some(&to)) = (w.first(), w.get(3)) else {
+                                continue;
+                            };
+                            let gram = marked.get(from..to).unwrap_or_default();
+                            features.push((hash(b't', &[gram]), TRIGRAM_WEIGHT));
                         }
                     }
                     previous_word = Some(term);
                 }
                 Segment::Cjk(run) => {
                     previous_word = None;
-                    cjk.clear();
-                    cjk_terms(run, &mut cjk);
-                    for term in &cjk {
-                        let weight = if term.chars().count() == 1 {
+                    cjk_term_slices(run, |term, unigram| {
+                        let weight = if unigram {
                             CJK_UNIGRAM_WEIGHT
                         } else {
                             CJK_BIGRAM_WEIGHT
                         };
-                        add(b'c', term, weight);
-                    }
+                        features.push((hash(b'c', &[term]), weight));
+                    });
                 }
             }
         }
+        // By hash, stably: each feature's weights are summed in the order they came, and the
+        // features are added to the vector in hash order, so a text's vector is the same to
+        // the bit every time (rounding shows the order of a sum).
+        sort_by(&mut features, |a, b| a.0.cmp(&b.0));
         let mut vector = vec![0f32; DIMENSION];
-        for (h, weight) in features {
+        let mut i = 0;
+        while let Some(&(h, first)) = features.get(i) {
+            let mut weight = first;
+            i += 1;
+            while let Some(&(_, w)) = features.get(i).filter(|f| f.0 == h) {
+                weight += w;
+                i += 1;
+            }
             let sign = if h >> 63 == 0 { 1.0 } else { -1.0 };
             vector[(h % DIMENSION as u64) as usize] += sign * weight.sqrt();
         }
@@ -166,9 +183,10 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
 }
 
 /// FNV-1a over a kind byte and the text, then a splitmix64 finaliser for well-mixed high bits.
-fn hash(kind: u8, text: &str) -> u64 {
+fn hash(kind: u8, parts: &[&str]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &byte in std::iter::once(&kind).chain(text.as_bytes()) {
+    let bytes = parts.iter().flat_map(|p| p.as_bytes());
+    for &byte in std::iter::once(&kind).chain(bytes) {
         h ^= byte as u64;
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
@@ -240,6 +258,42 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Vectors already stored (every NPC's index, every exported file) were made by earlier
+    /// builds: the same text must give the same bits in every later one. The fingerprints
+    /// were taken from the embedder before it stopped allocating per feature (2026-12-03).
+    #[test]
+    fn vectors_match_the_ones_earlier_builds_stored() {
+        let fingerprint = |text: &str| {
+            let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+            for x in BuiltinEmbedder::new().embed_text(text) {
+                h = (h ^ u64::from(x.to_bits())).wrapping_mul(0x0100_0000_01b3);
+            }
+            h
+        };
+        let texts = [
+            "The user likes jasmine tea 我喜欢茉莉花茶",
+            "Caroline's sister doesn\u{2019}t eat ice-cream; she's allergic (since 2019)",
+            "用户喜欢喝咖啡，不喜欢茶（场景：喜好类；情绪：开心）。",
+            "ＡＢＣ full-width ｆｏｒｍｓ and ﬁle ligatures, naïve café",
+            "what's the the of a an 的了吗 什么",
+            "supercalifragilistic x yz 1234567 2023-10-06",
+            "",
+        ];
+        let got: Vec<u64> = texts.iter().map(|t| fingerprint(t)).collect();
+        assert_eq!(
+            got,
+            [
+                16216836651385086503,
+                848282448803626453,
+                15890696603731765261,
+                2313346861834554075,
+                8357341197234845477,
+                1029748491028812544,
+                15567473145155401509,
+            ]
+        );
     }
 
     fn sim(a: &str, b: &str) -> f32 {

@@ -128,18 +128,24 @@ pub fn word_term(word: &str) -> Option<String> {
 
 /// Appends the unigrams and bigrams of a CJK run, in reading order.
 pub fn cjk_terms(run: &str, out: &mut Vec<String>) {
-    let chars: Vec<char> = run.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
+    cjk_term_slices(run, |term, _| out.push(term.to_string()));
+}
+
+/// The unigrams and bigrams of a CJK run, in reading order, as slices of it, each with
+/// whether it is a unigram: function characters alone, pairs of them and stop bigrams are
+/// left out.
+pub fn cjk_term_slices(run: &str, mut term: impl FnMut(&str, bool)) {
+    let mut chars = run.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let end = i.saturating_add(c.len_utf8());
         if !is_chinese_stop_char(c) {
-            out.push(c.to_string());
+            term(run.get(i..end).unwrap_or_default(), true);
         }
-        if let Some(&next) = chars.get(i.saturating_add(1)) {
+        if let Some(&(_, next)) = chars.peek() {
             let both_function_chars = is_chinese_stop_char(c) && is_chinese_stop_char(next);
             if !both_function_chars && !is_chinese_stop_bigram(c, next) {
-                let mut pair = String::with_capacity(8);
-                pair.push(c);
-                pair.push(next);
-                out.push(pair);
+                let pair_end = end.saturating_add(next.len_utf8());
+                term(run.get(i..pair_end).unwrap_or_default(), false);
             }
         }
     }
