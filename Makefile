@@ -120,7 +120,7 @@ test-worker-sharded: worker-test
 # suite on the persisted wasm store; `make test-browser` drives Debian chromium over the
 # playground, the Worker's dashboard, and a page built from the packed tarball by webpack,
 # Vite and esbuild.
-.PHONY: pkg test-npm test-browser bench-npm bench-npm-persistence bench-npm-memory
+.PHONY: pkg test-npm test-browser bench-npm bench-npm-persistence bench-npm-memory bench-anchor
 pkg: setup
 	bash scripts/build-pkg.sh
 
@@ -156,6 +156,24 @@ PERSISTENCE_PKG ?= pkg
 bench-npm-persistence: pkg
 	bash scripts/setup-browser.sh
 	node tests/npm/bench/persistence.mjs --pkg $(PERSISTENCE_PKG)
+
+# The anchor comparison: the package's search/retrieve beside the anchor library's recall over
+# the same memories, interleaved in one Node process (tests/npm/bench/anchor.mjs says how).
+# ANCHOR is a checkout of dungle-scrubs/hippo that the developer fetches from GitHub; it is
+# never committed here. Its runtime packages go pinned into target/anchor (not package.json);
+# better-sqlite3 builds against the local Node's headers when no prebuilt binary is reachable.
+ANCHOR_SIZES ?= 1000,10000,100000
+ANCHOR_QUESTIONS ?= 500,200,200
+ANCHOR_PKG ?= pkg
+ANCHOR_DEPS = better-sqlite3@12.6.2 @sinclair/typebox@0.34.48
+bench-anchor: pkg
+	@test -n "$(ANCHOR)" || { echo "usage: make bench-anchor ANCHOR=<checkout of dungle-scrubs/hippo>"; exit 1; }
+	nodedir=$$(node -p 'path.dirname(path.dirname(process.execPath))'); \
+	  if test -d $$nodedir/include/node; then export npm_config_nodedir=$$nodedir; fi; \
+	  npm install --prefix target/anchor --no-audit --no-fund --save-exact $(ANCHOR_DEPS)
+	missing=$$(for n in $$(echo $(ANCHOR_SIZES) | tr , ' '); do test -f target/bench/npm/corpus-$$n.json || echo $$n; done | paste -sd, -); \
+	  test -z "$$missing" || cargo run --release -p hippo-wasm --features bench --example retrieval_latency -- --sizes $$missing
+	node --expose-gc tests/npm/bench/anchor.mjs --anchor $(ANCHOR) --pkg $(ANCHOR_PKG) --sizes $(ANCHOR_SIZES) --questions $(ANCHOR_QUESTIONS)
 # --- end npm ---
 
 # --- security ---
