@@ -32,11 +32,43 @@ export function splitSql(sql) {
   return statements;
 }
 
+/** The D1 probe Worker (d1-probe.mjs), for `startWorker` and for tests' own Miniflares. */
+export const D1_PROBE = { name: "d1-probe", host: "d1-probe.test", script: path.join(root, "tests/worker/d1-probe.mjs") };
+
+/**
+ * `binding`'s database, read and written through the D1 probe Worker with `dispatchFetch`:
+ * `prepare(sql).bind(...).first(column?) / all() / run()` and `batch([...])`, as D1's API.
+ * Never Miniflare's getD1Database proxy (see d1-probe.mjs for why).
+ */
+export function d1Client(mf, binding, host = D1_PROBE.host) {
+  const send = async (op, statements) => {
+    const res = await mf.dispatchFetch(`http://${host}/`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ binding, op, statements }),
+    });
+    const body = await res.json();
+    if (!body.ok) throw new Error(body.error);
+    return body.value;
+  };
+  const statement = (sql, params = []) => ({
+    sql,
+    params,
+    bind: (...values) => statement(sql, values),
+    first: (column) => send("first", [{ sql, params, column }]),
+    all: () => send("all", [{ sql, params }]),
+    run: () => send("run", [{ sql, params }]),
+  });
+  return {
+    prepare: (sql) => statement(sql),
+    batch: (statements) => send("batch", statements.map(({ sql, params }) => ({ sql, params }))),
+  };
+}
+
 async function migrate(db) {
   const dir = path.join(root, "migrations");
   for (const file of readdirSync(dir).filter((f) => f.endsWith(".sql")).sort()) {
-    // One batch per file: each call crosses Miniflare's synchronous D1 proxy, which under load
-    // has failed its own assertion (a reply not yet on the port) on startup's many small calls.
+    // One batch per file: a file's statements apply together.
     const statements = splitSql(readFileSync(path.join(dir, file), "utf8"));
     await db.batch(statements.map((statement) => db.prepare(statement)));
   }
@@ -94,6 +126,15 @@ export async function startWorker({ vars = {}, vectorize = false, ai = false, ou
       ...(outbound ? { outboundService: outbound } : {}),
     },
   ];
+  // The tests' own SQL goes through the probe, bound to the same databases (same ids).
+  workers.push({
+    name: D1_PROBE.name,
+    modules: true,
+    scriptPath: D1_PROBE.script,
+    compatibilityDate: COMPAT_DATE,
+    routes: [`${D1_PROBE.host}/*`],
+    d1Databases: workers[0].d1Databases,
+  });
   const shared = persist ? { d1Persist: persist } : {};
   const standins = [
     [vectorize, "vectorize-standin", "vectorize-standin"],
@@ -107,6 +148,8 @@ export async function startWorker({ vars = {}, vectorize = false, ai = false, ou
       modules: true,
       scriptPath: path.join(root, `tests/worker/${script}.mjs`),
       compatibilityDate: COMPAT_DATE,
+      // Reached by the tests with dispatchFetch (`standin`), not through getWorker's proxy.
+      routes: [`${name}.test/*`],
     });
   }
   const mf = new Miniflare({ workers, ...shared });
@@ -115,7 +158,7 @@ export async function startWorker({ vars = {}, vectorize = false, ai = false, ou
   const dbs = {};
   try {
     for (const binding of ["DB", ...shards]) {
-      const each = await mf.getD1Database(binding);
+      const each = d1Client(mf, binding);
       const migrated = await each
         .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'npcs'")
         .first();
@@ -164,8 +207,7 @@ export async function startWorker({ vars = {}, vectorize = false, ai = false, ou
       return { status: res.status, body: await res.json() };
     },
     async standin(p, name = "vectorize-standin") {
-      const standin = await mf.getWorker(name);
-      const res = await standin.fetch(`http://standin${p}`);
+      const res = await mf.dispatchFetch(`http://${name}.test${p}`);
       return res.json();
     },
     async dispose() {

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
-import { startWorker } from "./harness.mjs";
+import { COMPAT_DATE, D1_PROBE, d1Client, startWorker } from "./harness.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const wrangler = path.join(root, "node_modules/.bin/wrangler");
@@ -54,12 +54,13 @@ function apply(state, config) {
 async function withDb(state, work) {
   const mf = new Miniflare({
     modules: true,
-    script: "export default { fetch() { return new Response('') } }",
+    scriptPath: D1_PROBE.script,
+    compatibilityDate: COMPAT_DATE,
     d1Databases: { DB: DATABASE_ID },
     d1Persist: path.join(state, "v3", "d1"),
   });
   try {
-    return await work(await mf.getD1Database("DB"));
+    return await work(d1Client(mf, "DB"));
   } finally {
     await mf.dispose();
   }
