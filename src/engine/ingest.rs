@@ -14,6 +14,7 @@ use crate::retrieval::embed::{cosine, same_words};
 use crate::retrieval::tokenize::tokenize_query;
 use crate::time::Timestamp;
 use indexmap::IndexMap;
+use std::collections::HashMap;
 
 /// How many similar memories conflict resolution compares a new one with.
 const CONFLICT_CANDIDATES: usize = 8;
@@ -259,7 +260,7 @@ impl Hippo {
         }
         let ambiguous = self.ports.embedder.thresholds().ambiguous;
         let text = normalize_text(&item.summary);
-        let sim = |m: &Memory| {
+        let sim = |m: &Memory, known: &Known| {
             sims.get(&m.id)
                 .copied()
                 .flatten()
@@ -269,8 +270,8 @@ impl Hippo {
         // Which of `compared` decide can pick (by index), with similarity and exact match.
         let mut keep: Vec<(usize, f32, bool)> = Vec::new();
         for (i, m) in compared.iter().enumerate() {
-            let s = sim(m);
-            let same = normalize_text(&m.summary) == text;
+            let s = sim(m, known);
+            let same = known.normalized(&m.summary) == text;
             if s >= ambiguous || same {
                 keep.push((i, s, same));
             }
@@ -311,10 +312,23 @@ impl Hippo {
 }
 
 /// What a plan knows of the memories it compared so far: their embeddings (planned or
-/// loaded), for similarity.
+/// loaded), for similarity, and their normalised texts (a memory of the plan is compared
+/// with each later one of its type: normalising it each time was a fifteenth of a fill).
 #[derive(Default)]
 struct Known {
     vectors: IndexMap<String, Vec<f32>>,
+    normalized: HashMap<String, String>,
+}
+
+impl Known {
+    /// `normalize_text(summary)`, once per distinct summary of the plan.
+    fn normalized(&mut self, summary: &str) -> &str {
+        if !self.normalized.contains_key(summary) {
+            self.normalized
+                .insert(summary.to_string(), normalize_text(summary));
+        }
+        self.normalized.get(summary).map_or("", String::as_str)
+    }
 }
 
 pub(crate) fn vector_item(memory: &Memory, values: Vec<f32>) -> VectorItem {

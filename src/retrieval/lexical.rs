@@ -43,7 +43,11 @@ impl DocTerms {
 
     /// From already tokenized fields.
     pub fn from_terms(summary: &[String], keywords: &[String], context: &[String]) -> Self {
-        let mut doc = DocTerms::default();
+        // Sized once: growing the map term by term rehashed it several times per document.
+        let mut doc = DocTerms {
+            tf: HashMap::with_capacity(summary.len() + keywords.len() + context.len()),
+            len: 0.0,
+        };
         doc.add_field(summary, 1.0);
         doc.add_field(keywords, KEYWORD_BOOST);
         doc.add_field(context, CONTEXT_WEIGHT);

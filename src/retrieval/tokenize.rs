@@ -37,6 +37,32 @@ fn stemmer() -> &'static Stemmer {
     STEMMER.get_or_init(|| Stemmer::create(Algorithm::English))
 }
 
+/// Stems remembered, at most this many (then forgotten all at once): a word is stemmed
+/// again each time a text is embedded, indexed or searched (a new memory's words several
+/// times in one write), and the Snowball stemmer cost ~3,000 instructions a word, a twelfth
+/// of a fill's. A few hundred KB at most.
+const STEM_MEMO: usize = 4096;
+
+thread_local! {
+    // String keys and values: the map type conflict resolution's memo uses (wasm size).
+    static STEMS: std::cell::RefCell<std::collections::HashMap<String, String>> =
+        std::cell::RefCell::default();
+}
+
+fn stem(word: &str) -> String {
+    STEMS.with_borrow_mut(|memo| {
+        if let Some(known) = memo.get(word) {
+            return known.clone();
+        }
+        if memo.len() >= STEM_MEMO {
+            memo.clear();
+        }
+        let stemmed = stemmer().stem(word).into_owned();
+        memo.insert(word.to_string(), stemmed.clone());
+        stemmed
+    })
+}
+
 /// NFKC + lowercase: the form every other step sees.
 pub fn normalize(text: &str) -> String {
     nfkc(text).chars().flat_map(char::to_lowercase).collect()
@@ -123,7 +149,7 @@ pub fn word_term(word: &str) -> Option<String> {
     if base.bytes().all(|b| b.is_ascii_digit()) {
         return Some(base.into_owned());
     }
-    Some(stemmer().stem(&base).into_owned())
+    Some(stem(&base))
 }
 
 /// Appends the unigrams and bigrams of a CJK run, in reading order.
@@ -176,6 +202,27 @@ pub fn tokenize_query(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn remembered_stems_are_the_stemmers_past_the_memo_bound() {
+        let suffixes = ["", "s", "ing", "ed", "ation", "ness", "ly", "ies", "ful"];
+        let stems = [
+            "walk", "happi", "connect", "run", "nation", "hope", "argu", "gener",
+        ];
+        let words: Vec<String> = (0..STEM_MEMO + 500)
+            .map(|i| {
+                let (a, b) = (stems[i % stems.len()], suffixes[(i / 8) % suffixes.len()]);
+                format!("{a}{}{b}", "x".repeat(i / 72))
+            })
+            .collect();
+        // Twice over: the second round reads the memo, which was cleared once in between.
+        for _ in 0..2 {
+            for word in &words {
+                assert_eq!(stem(word), stemmer().stem(word), "{word}");
+            }
+        }
+        assert!(STEMS.with_borrow(|memo| memo.len()) <= STEM_MEMO);
+    }
 
     #[test]
     fn english_words_are_lowercased_stemmed_and_stopped() {

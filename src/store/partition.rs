@@ -5,8 +5,8 @@
 //! The vectors of each kind (collection and memory type) are split into cells, each around a
 //! centroid (a copy of one of its vectors' int8 codes, sampled evenly). A look-up scores the
 //! centroids, then only the rows of the [`PROBES`] closest cells: a few `√n` rows instead of
-//! `n`. A kind is partitioned from [`MIN_ROWS`] rows (below that the exact scan is as cheap
-//! and tests see exact answers); vectors added later join their closest cell when the next
+//! `n`. A kind is partitioned from [`MIN_ROWS`] rows (below that its rows are all scanned,
+//! exact answers at the cost of a few hundred rows); vectors added later join their closest cell when the next
 //! look-up runs, and the centroids are chosen again each time the kind has grown
 //! [`REBUILD_GROWTH`] times, so a cell holds `√n`-ish rows as the store grows.
 //!
@@ -121,13 +121,22 @@ impl Partition {
         }
     }
 
-    /// The rows of `kind` a look-up for `query` scans, or `None` when the kind is small
-    /// enough for an exact scan. Places what was added since the last look-up first.
-    pub fn probe(&mut self, rows: &impl Rows, kind: Kind, query: &[i8]) -> Option<Vec<u32>> {
-        let at = self.groups.iter().position(|(k, _)| *k == kind)?;
+    /// The rows of `kind` a look-up for `query` scans, in no particular order. A kind below
+    /// [`MIN_ROWS`] gives every one of its rows (the exact scan, which reads no other kind's
+    /// rows: a rare type among 100k memories cost a scan of all of them per new memory).
+    /// Places what was added since the last look-up first.
+    pub fn probe(&mut self, rows: &impl Rows, kind: Kind, query: &[i8]) -> Vec<u32> {
+        let Some(at) = self.groups.iter().position(|(k, _)| *k == kind) else {
+            return Vec::new();
+        };
         let group = &mut self.groups[at].1;
         if group.rows < MIN_ROWS {
-            return None;
+            // Never built, every row is unplaced; built and shrunk since, some are in cells.
+            let mut slots = group.unplaced.clone();
+            for cell in &group.cells {
+                slots.extend_from_slice(cell);
+            }
+            return slots;
         }
         if group.built_at == 0 || group.rows >= group.built_at * REBUILD_GROWTH {
             build(group, &mut self.cell_of, rows, kind);
@@ -141,7 +150,7 @@ impl Partition {
         for cell in closest(group, rows.dim(), query, PROBES) {
             slots.extend_from_slice(&group.cells[cell]);
         }
-        Some(slots)
+        slots
     }
 }
 

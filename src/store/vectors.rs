@@ -170,9 +170,10 @@ impl VectorSpace {
         self.scan(vector, &q, top_k, filter, None)
     }
 
-    /// [`VectorSpace::query`] for conflict resolution: for one collection and one type of
-    /// many rows, the best among the rows of the cells closest to the query (see
-    /// [`super::partition`]); otherwise the exact query.
+    /// [`VectorSpace::query`] for conflict resolution: for one collection and one type, the
+    /// best among that kind's rows only — every one of a small kind, those of the cells
+    /// closest to the query of a large one (see [`super::partition`]); otherwise the exact
+    /// query.
     pub fn query_near(
         &mut self,
         vector: &[f32],
@@ -187,7 +188,7 @@ impl VectorSpace {
                 let mut partition = std::mem::take(&mut self.partition);
                 let probed = partition.probe(self, (*collection, *memory_type), &q.codes);
                 self.partition = partition;
-                probed
+                Some(probed)
             }
             _ => None,
         };
@@ -818,9 +819,7 @@ mod tests {
         assert!(found * 100 >= checked * 97, "{found} of {checked}");
         let q = quantize(&nudged[1]);
         let mut partition = std::mem::take(&mut space.partition);
-        let probed = partition
-            .probe(&space, (Collection::Memory, MemoryType::History), &q.codes)
-            .expect("partitioned");
+        let probed = partition.probe(&space, (Collection::Memory, MemoryType::History), &q.codes);
         assert!(
             probed.len() * 4 < space.len() / 2,
             "{} rows read",
@@ -838,6 +837,53 @@ mod tests {
             small.query_near(&nudged[7], 8, &f),
             small.query(&nudged[7], 8, &f)
         );
+    }
+
+    #[test]
+    fn a_near_query_of_a_small_kind_reads_its_rows_only_and_answers_exactly() {
+        let (base, nudged) = cloud(3000, 32);
+        let mut space = VectorSpace::default();
+        // 2,900 history rows and 100 profile rows, interleaved; then edits across kinds.
+        let kind_of = |i: usize| match i % 30 {
+            0 => MemoryType::Profile,
+            _ => MemoryType::History,
+        };
+        for (i, v) in base.iter().enumerate() {
+            space.upsert(item(i, kind_of(i), v.clone())).unwrap();
+        }
+        for i in (0..3000).step_by(41) {
+            space.remove(&format!("v{i}"));
+        }
+        for i in (7..3000).step_by(53).filter(|i| i % 41 != 0) {
+            space
+                .upsert(item(i, MemoryType::Profile, base[i].clone()))
+                .unwrap();
+        }
+        let profile = (Collection::Memory, MemoryType::Profile);
+        let want: Vec<u32> = (0..space.len())
+            .filter(|&slot| space.meta[slot] == profile)
+            .map(|slot| slot as u32)
+            .collect();
+        assert!(
+            want.len() > 100 && want.len() < crate::store::partition::MIN_ROWS,
+            "{}",
+            want.len()
+        );
+        let mut partition = std::mem::take(&mut space.partition);
+        let mut probed = partition.probe(&space, profile, &quantize(&nudged[3]).codes);
+        probed.sort_unstable();
+        let absent = partition.probe(&space, (Collection::Memory, MemoryType::Style), &[]);
+        space.partition = partition;
+        assert_eq!(probed, want, "every profile row, nothing else");
+        assert!(absent.is_empty());
+        let f = VectorFilter {
+            collections: vec![Collection::Memory],
+            types: vec![MemoryType::Profile],
+            near: true,
+        };
+        for v in nudged.iter().step_by(7) {
+            assert_eq!(space.query_near(v, 8, &f), space.query(v, 8, &f));
+        }
     }
 
     #[test]

@@ -192,12 +192,11 @@ fn prepare(text: &str) -> String {
 /// others.
 fn split_at_marker<'a>(text: &'a str, marker: &str) -> Option<(&'a str, &'a str)> {
     if !marker.is_ascii() {
-        let at = text.find(marker)?;
+        let at = find_from(text, marker, 0)?;
         return Some((&text[..at], &text[at + marker.len()..]));
     }
     let mut from = 0;
-    while let Some(found) = text[from..].find(marker) {
-        let at = from + found;
+    while let Some(at) = find_from(text, marker, from) {
         let end = at + marker.len();
         let starts_word = at == 0 || text[..at].ends_with(' ');
         let ends_word = end == text.len() || text[end..].starts_with(' ');
@@ -207,6 +206,19 @@ fn split_at_marker<'a>(text: &'a str, marker: &str) -> Option<(&'a str, &'a str)
         from = at + 1;
     }
     None
+}
+
+/// The byte offset of the first `needle` in `text` at or after `from`, by a plain scan: a
+/// summary is short and there are dozens of markers per verdict, and `str::find` set up its
+/// two-way searcher for each (a tenth of a fill's instructions went there). A match of whole
+/// UTF-8 in UTF-8 starts on a character boundary.
+fn find_from(text: &str, needle: &str, from: usize) -> Option<usize> {
+    let (hay, needle) = (text.as_bytes().get(from..)?, needle.as_bytes());
+    let first = *needle.first()?;
+    let at = hay
+        .windows(needle.len())
+        .position(|w| w[0] == first && w == needle)?;
+    Some(from + at)
 }
 
 /// "用户在腾讯工作": the workplace sits between the last 在 and 工作.
@@ -264,6 +276,38 @@ fn clean_subject(subject: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_plain_marker_search_finds_what_str_find_finds() {
+        let texts = [
+            "user lives in berlin and is from bern",
+            "用户住在北京,是老师,出生在上海",
+            "is",
+            "",
+            "ééis isis 是是",
+            "the user's birthday is may 5 and she goes by a che",
+        ];
+        let markers = SLOT_MARKERS
+            .iter()
+            .flat_map(|(_, markers)| markers.iter())
+            .chain(COPULAS);
+        for marker in markers {
+            for text in texts {
+                let mut from = 0;
+                while from <= text.len() {
+                    if text.is_char_boundary(from) {
+                        let want = text[from..].find(marker).map(|at| from + at);
+                        assert_eq!(
+                            find_from(text, marker, from),
+                            want,
+                            "{marker:?} in {text:?}"
+                        );
+                    }
+                    from += 1;
+                }
+            }
+        }
+    }
 
     #[test]
     fn subject_slots() {
