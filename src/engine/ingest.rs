@@ -313,7 +313,7 @@ impl Hippo {
 
 /// What a plan knows of the memories it compared so far: their embeddings (planned or
 /// loaded), for similarity, and their normalised texts (a memory of the plan is compared
-/// with each later one of its type: normalising it each time was a fifteenth of a fill).
+/// with each later one of its type: normalising it each time was a tenth of a fill).
 #[derive(Default)]
 struct Known {
     vectors: IndexMap<String, Vec<f32>>,

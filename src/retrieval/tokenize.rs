@@ -39,12 +39,13 @@ fn stemmer() -> &'static Stemmer {
 
 /// Stems remembered, at most this many (then forgotten all at once): a word is stemmed
 /// again each time a text is embedded, indexed or searched (a new memory's words several
-/// times in one write), and the Snowball stemmer cost ~3,000 instructions a word, a twelfth
-/// of a fill's. A few hundred KB at most.
+/// times in one write), and the Snowball stemmer cost ~3,000 instructions a word, ~8% of a
+/// fill's. A few hundred KB at most.
 const STEM_MEMO: usize = 4096;
 
 thread_local! {
-    // String keys and values: the map type conflict resolution's memo uses (wasm size).
+    // String keys and values, as a plan's normalised texts (`engine::ingest`): one map type
+    // in the wasm, not two.
     static STEMS: std::cell::RefCell<std::collections::HashMap<String, String>> =
         std::cell::RefCell::default();
 }

@@ -5,9 +5,9 @@
 //! The vectors of each kind (collection and memory type) are split into cells, each around a
 //! centroid (a copy of one of its vectors' int8 codes, sampled evenly). A look-up scores the
 //! centroids, then only the rows of the [`PROBES`] closest cells: a few `√n` rows instead of
-//! `n`. A kind is partitioned from [`MIN_ROWS`] rows (below that its rows are all scanned,
-//! exact answers at the cost of a few hundred rows); vectors added later join their closest cell when the next
-//! look-up runs, and the centroids are chosen again each time the kind has grown
+//! `n`. A kind is partitioned from [`MIN_ROWS`] rows (below that all its rows are scanned:
+//! exact answers for a few hundred rows); vectors added later join their closest cell when
+//! the next look-up runs, and the centroids are chosen again each time the kind has grown
 //! [`REBUILD_GROWTH`] times, so a cell holds `√n`-ish rows as the store grows.
 //!
 //! What it can miss: a vector closer to the query than the `top_k`-th found, in a cell whose

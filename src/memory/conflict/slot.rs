@@ -210,7 +210,7 @@ fn split_at_marker<'a>(text: &'a str, marker: &str) -> Option<(&'a str, &'a str)
 
 /// The byte offset of the first `needle` in `text` at or after `from`, by a plain scan: a
 /// summary is short and there are dozens of markers per verdict, and `str::find` set up its
-/// two-way searcher for each (a tenth of a fill's instructions went there). A match of whole
+/// two-way searcher for each (a twentieth of a fill's instructions went there). A match of whole
 /// UTF-8 in UTF-8 starts on a character boundary.
 fn find_from(text: &str, needle: &str, from: usize) -> Option<usize> {
     let (hay, needle) = (text.as_bytes().get(from..)?, needle.as_bytes());
