@@ -769,6 +769,15 @@ mod tests {
         (base, nudged)
     }
 
+    /// Conflict resolution's look-up: one type of memory, `near`.
+    fn near_filter(memory_type: MemoryType) -> VectorFilter {
+        VectorFilter {
+            collections: vec![Collection::Memory],
+            types: vec![memory_type],
+            near: true,
+        }
+    }
+
     fn item(id: usize, memory_type: MemoryType, values: Vec<f32>) -> VectorItem {
         VectorItem {
             id: format!("v{id}"),
@@ -786,11 +795,6 @@ mod tests {
             let kind = [MemoryType::Profile, MemoryType::History][i % 2];
             space.upsert(item(i, kind, v.clone())).unwrap();
         }
-        let filter = |t| VectorFilter {
-            collections: vec![Collection::Memory],
-            types: vec![t],
-            near: true,
-        };
         // Edits: some removed (the last rows move into their slots), some replaced.
         for i in (0..4000).step_by(97) {
             space.remove(&format!("v{i}"));
@@ -808,7 +812,7 @@ mod tests {
             } else {
                 MemoryType::History
             };
-            let near = space.query_near(v, 8, &filter(kind));
+            let near = space.query_near(v, 8, &near_filter(kind));
             checked += 1;
             found += usize::from(near.first().is_some_and(|(id, _)| *id == format!("v{i}")));
             assert!(near.iter().all(|(id, _)| {
@@ -832,7 +836,7 @@ mod tests {
                 .upsert(item(i, MemoryType::Profile, v.clone()))
                 .unwrap();
         }
-        let f = filter(MemoryType::Profile);
+        let f = near_filter(MemoryType::Profile);
         assert_eq!(
             small.query_near(&nudged[7], 8, &f),
             small.query(&nudged[7], 8, &f)
@@ -876,11 +880,7 @@ mod tests {
         space.partition = partition;
         assert_eq!(probed, want, "every profile row, nothing else");
         assert!(absent.is_empty());
-        let f = VectorFilter {
-            collections: vec![Collection::Memory],
-            types: vec![MemoryType::Profile],
-            near: true,
-        };
+        let f = near_filter(MemoryType::Profile);
         for v in nudged.iter().step_by(7) {
             assert_eq!(space.query_near(v, 8, &f), space.query(v, 8, &f));
         }

@@ -40,9 +40,9 @@ export const D1_PROBE = { name: "d1-probe", host: "d1-probe.test", script: path.
  * `prepare(sql).bind(...).first(column?) / all() / run()` and `batch([...])`, as D1's API.
  * Never Miniflare's getD1Database proxy (see d1-probe.mjs for why).
  */
-export function d1Client(mf, binding, host = D1_PROBE.host) {
+export function d1Client(mf, binding) {
   const send = async (op, statements) => {
-    const res = await mf.dispatchFetch(`http://${host}/`, {
+    const res = await mf.dispatchFetch(`http://${D1_PROBE.host}/`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ binding, op, statements }),

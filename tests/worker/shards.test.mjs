@@ -28,9 +28,8 @@ async function npcTables(db) {
   return tablesOf.get(db);
 }
 
-/// binding → table → row count of `npcid` in that table (tables without rows left out). One
-/// query per database: Miniflare's Node-side D1 proxy is synchronous underneath, and hundreds
-/// of small calls in a row made it lose track of its replies under load.
+/// binding → table → row count of `npcid` in that table (tables without rows left out), one
+/// query per database.
 async function rowsOf(w, npcid) {
   const where = {};
   for (const [binding, db] of Object.entries(w.dbs)) {
