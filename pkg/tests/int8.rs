@@ -1,10 +1,11 @@
-//! The int8 dot product as the package runs it: built with simd128 (as `scripts/build-pkg.sh`
-//! builds the package), where `hippo::store::int8::dot_i8` takes its SIMD path, checked
-//! against the plain sum at every length around the 16-code step and at the extremes.
+//! The int8 dot products as the package runs them: built with simd128 (as
+//! `scripts/build-pkg.sh` builds the package), where `hippo::store::int8::Query` widens the
+//! query once and scores rows with it (one row, or a block of rows as a scan does),
+//! checked against the plain sum at every length around the 16-code step and at the extremes.
 //! Run under Node by `make test-npm` (`wasm-bindgen-test-runner`).
 #![cfg(target_arch = "wasm32")]
 
-use hippo::store::int8::{dot_i8, dot_rows};
+use hippo::store::int8::{dot_i8, Query};
 use wasm_bindgen_test::*;
 
 fn plain(a: &[i8], b: &[i8]) -> i32 {
@@ -30,6 +31,7 @@ fn simd_dot_matches_the_plain_sum_at_every_length() {
             .map(|i| ((i * 101 + 3) % 255) as u8 as i8)
             .collect();
         assert_eq!(dot_i8(&a, &b), plain(&a, &b), "length {len}");
+        assert_eq!(Query::new(&b).dot(&a), plain(&a, &b), "length {len}");
     }
 }
 
@@ -43,25 +45,39 @@ fn simd_dot_holds_the_extremes() {
         (0, -128),
     ] {
         let (a, b) = (vec![x; 4096], vec![y; 4096]);
-        assert_eq!(dot_i8(&a, &b), i32::from(x) * i32::from(y) * 4096);
+        let expected = i32::from(x) * i32::from(y) * 4096;
+        assert_eq!(dot_i8(&a, &b), expected);
+        assert_eq!(Query::new(&b).dot(&a), expected);
+        let mut out = [0; 3];
+        Query::new(&b).dot_rows(&[a.clone(), a.clone(), a].concat(), &mut out);
+        assert_eq!(out, [expected; 3]);
     }
     // Slices of different lengths: the shorter one's length counts.
     let (a, b) = (vec![3i8; 40], vec![-2i8; 33]);
     assert_eq!(dot_i8(&a, &b), -6 * 33);
+    assert_eq!(Query::new(&b).dot(&a), -6 * 33);
+    assert_eq!(Query::new(&a).dot(&b), -6 * 33);
 }
 
 #[wasm_bindgen_test]
 fn row_dots_match_the_plain_sum() {
-    for dim in [1, 15, 16, 17, 48, 255, 256, 257] {
-        let query: Vec<i8> = (0..dim).map(|i| ((i * 37) % 255) as u8 as i8).collect();
-        let rows: Vec<i8> = (0..3 * dim)
-            .map(|i| ((i * 101 + 3) % 255) as u8 as i8)
-            .collect();
-        let mut out = [i32::MIN; 4];
-        dot_rows(&rows, &query, &mut out);
-        for (r, row) in rows.chunks_exact(dim).enumerate() {
-            assert_eq!(out[r], plain(row, &query), "dim {dim}, row {r}");
+    // An odd and an even number of rows.
+    for rows_count in [3, 4] {
+        for dim in [1, 15, 16, 17, 48, 255, 256, 257] {
+            let query: Vec<i8> = (0..dim).map(|i| ((i * 37) % 255) as u8 as i8).collect();
+            let rows: Vec<i8> = (0..rows_count * dim)
+                .map(|i| ((i * 101 + 3) % 255) as u8 as i8)
+                .collect();
+            let mut out = [i32::MIN; 5];
+            Query::new(&query).dot_rows(&rows, &mut out);
+            for (r, row) in rows.chunks_exact(dim).enumerate() {
+                assert_eq!(out[r], plain(row, &query), "dim {dim}, row {r}");
+            }
+            assert_eq!(
+                out[rows_count..],
+                [i32::MIN; 5][rows_count..],
+                "only whole rows"
+            );
         }
-        assert_eq!(out[3], i32::MIN, "only whole rows are written");
     }
 }

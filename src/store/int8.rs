@@ -26,39 +26,67 @@ pub fn quantize(values: &[f32]) -> Quantized {
     Quantized { codes, scale }
 }
 
-/// Integer dot product of two code vectors; |sum| ≤ 127² × dim fits an i32 for any dimension
-/// an embedder has. In a wasm build with simd128 (the npm package and the Worker) it is written
-/// with the SIMD instructions themselves: the package is compiled for size (opt-level "s"),
-/// where LLVM does not vectorise loops, and the plain loop scanned 100k vectors ~5× slower
-/// than natively (docs/BENCHMARKS.md, "npm").
+/// Integer dot product of two code vectors; |sum| ≤ 128² × dim fits an i32 for any dimension
+/// an embedder has. What scans call is [`Query`] (the query prepared once); this is for the
+/// one-off products (a centroid's own norm) and natively the kernel a [`Query`] runs.
 pub fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    {
-        simd128::dot_i8(a, b)
-    }
+    return Query::new(b).dot(a);
     #[cfg(target_arch = "x86_64")]
     if avx2::available() {
         return avx2::dot(a, b);
     }
-    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-    {
-        dot_i8_lanes(a, b)
-    }
+    #[allow(unreachable_code)]
+    dot_i8_lanes(a, b)
 }
 
-/// The dot product of `query` with each row of `rows` (consecutive rows of `query.len()`
-/// codes), into `out` (one per whole row; `out` at least that long). What a full scan runs:
-/// natively with AVX2 one feature check for all the rows.
-pub fn dot_rows(rows: &[i8], query: &[i8], out: &mut [i32]) {
-    if query.is_empty() {
-        return;
+/// A query's codes prepared once for the many rows a look-up scores. In a wasm build with
+/// simd128 (the npm package and the Worker) the codes are widened to i16 here, so that a row
+/// costs one widening of its own codes and a `i32x4.dot_i16x8_s` (V8: `pmaddwd`) per eight
+/// codes: the package is compiled for size (opt-level "s"), where LLVM does not vectorise
+/// loops, and the plain loop scanned 100k vectors ~5× slower than natively; widening both
+/// sides per row cost the scan a third more (docs/BENCHMARKS.md, "npm").
+pub struct Query<'a> {
+    codes: &'a [i8],
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    wide: Vec<core::arch::wasm32::v128>,
+}
+
+impl<'a> Query<'a> {
+    pub fn new(codes: &'a [i8]) -> Self {
+        Self {
+            codes,
+            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            wide: simd128::widen(codes),
+        }
     }
-    #[cfg(target_arch = "x86_64")]
-    if avx2::available() {
-        return avx2::dot_rows(rows, query, out);
+
+    /// The dot product with one row (the shorter length counts).
+    pub fn dot(&self, row: &[i8]) -> i32 {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return simd128::dot(row, self.codes, &self.wide);
+        #[allow(unreachable_code)]
+        dot_i8(row, self.codes)
     }
-    for (row, dot) in rows.chunks_exact(query.len()).zip(out) {
-        *dot = dot_i8(row, query);
+
+    /// The dot product with each row of `rows` (consecutive rows of the query's length), into
+    /// `out` (one per whole row; `out` at least that long). What a full scan runs: natively
+    /// with AVX2 one feature check for all the rows, in wasm two rows per pass over the query.
+    pub fn dot_rows(&self, rows: &[i8], out: &mut [i32]) {
+        let dim = self.codes.len();
+        if dim == 0 {
+            return;
+        }
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return simd128::dot_rows(rows, self.codes, &self.wide, out);
+        #[cfg(target_arch = "x86_64")]
+        if avx2::available() {
+            return avx2::dot_rows(rows, self.codes, out);
+        }
+        #[allow(unreachable_code)]
+        for (row, dot) in rows.chunks_exact(dim).zip(out) {
+            *dot = dot_i8_lanes(row, self.codes);
+        }
     }
 }
 
@@ -86,42 +114,64 @@ fn dot_i8_lanes(a: &[i8], b: &[i8]) -> i32 {
     acc.iter().sum::<i32>() + tail
 }
 
+/// Plain loops over pointers: at opt-level "s" an iterator adapter per row stays a call,
+/// which cost about as much as the row's arithmetic.
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod simd128 {
     use core::arch::wasm32::*;
 
-    /// Sixteen codes at a time: products widened to i16 (127² fits), summed pairwise into
-    /// four i32 lanes; the tail as in [`super::dot_i8_lanes`].
-    pub fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
-        let len = a.len().min(b.len());
+    /// The query's whole sixteen-code chunks as i16: two vectors per chunk.
+    pub fn widen(codes: &[i8]) -> Vec<v128> {
+        let whole = codes.len() - codes.len() % 16;
+        let mut wide = Vec::with_capacity(whole / 8);
+        let mut at = 0;
+        while at < whole {
+            // SAFETY: `at + 16 <= whole <= len`; unaligned loads are allowed.
+            let q = unsafe { v128_load(codes.as_ptr().add(at) as *const v128) };
+            wide.push(i16x8_extend_low_i8x16(q));
+            wide.push(i16x8_extend_high_i8x16(q));
+            at += 16;
+        }
+        wide
+    }
+
+    /// One row; `wide` is [`widen`] of `codes`. Inlined into the scan's loop over rows: a
+    /// call per row cost a few percent of a retrieval at 100k.
+    #[inline(always)]
+    pub fn dot(row: &[i8], codes: &[i8], wide: &[v128]) -> i32 {
+        let len = row.len().min(codes.len());
         let whole = len - len % 16;
         let mut acc = i32x4_splat(0);
         let mut at = 0;
         while at < whole {
-            // SAFETY: `at + 16 <= whole <= len` of both slices; v128_load reads 16 bytes
-            // unaligned, which wasm allows.
-            let (x, y) = unsafe {
-                (
-                    v128_load(a.as_ptr().add(at) as *const v128),
-                    v128_load(b.as_ptr().add(at) as *const v128),
-                )
-            };
-            let low = i16x8_extmul_low_i8x16(x, y);
-            let high = i16x8_extmul_high_i8x16(x, y);
-            acc = i32x4_add(acc, i32x4_extadd_pairwise_i16x8(low));
-            acc = i32x4_add(acc, i32x4_extadd_pairwise_i16x8(high));
+            // SAFETY: `at + 16 <= whole <= row.len()`; `wide` has two vectors per whole
+            // chunk of `codes` (at least `len` long), so `at / 8 + 1` is in it.
+            unsafe {
+                let x = v128_load(row.as_ptr().add(at) as *const v128);
+                let q = wide.as_ptr().add(at / 8);
+                let low = i32x4_dot_i16x8(i16x8_extend_low_i8x16(x), *q);
+                let high = i32x4_dot_i16x8(i16x8_extend_high_i8x16(x), *q.add(1));
+                acc = i32x4_add(acc, i32x4_add(low, high));
+            }
             at += 16;
         }
-        let lanes = i32x4_extract_lane::<0>(acc)
+        let mut sum = i32x4_extract_lane::<0>(acc)
             + i32x4_extract_lane::<1>(acc)
             + i32x4_extract_lane::<2>(acc)
             + i32x4_extract_lane::<3>(acc);
-        let tail: i32 = a[whole..len]
-            .iter()
-            .zip(&b[whole..len])
-            .map(|(x, y)| i32::from(*x) * i32::from(*y))
-            .sum();
-        lanes + tail
+        for i in whole..len {
+            sum += i32::from(row[i]) * i32::from(codes[i]);
+        }
+        sum
+    }
+
+    /// Whole rows of `codes.len()`.
+    pub fn dot_rows(rows: &[i8], codes: &[i8], wide: &[v128], out: &mut [i32]) {
+        let dim = codes.len();
+        let count = (rows.len() / dim).min(out.len());
+        for (r, dot) in out[..count].iter_mut().enumerate() {
+            *dot = self::dot(&rows[r * dim..(r + 1) * dim], codes, wide);
+        }
     }
 }
 
@@ -137,7 +187,7 @@ mod avx2 {
         std::arch::is_x86_feature_detected!("avx2")
     }
 
-    /// [`super::dot_rows`]; the caller has checked [`available`].
+    /// [`super::Query::dot_rows`]; the caller has checked [`available`].
     pub fn dot_rows(rows: &[i8], query: &[i8], out: &mut [i32]) {
         // SAFETY: AVX2 is present (checked by the caller).
         unsafe { dot_rows_avx2(rows, query, out) }
@@ -227,14 +277,11 @@ mod tests {
             let query = codes(dim, 0);
             let rows: Vec<i8> = (0..5).flat_map(|r| codes(dim, r + 1)).collect();
             let mut out = vec![i32::MIN; 6];
-            dot_rows(&rows, &query, &mut out);
+            Query::new(&query).dot_rows(&rows, &mut out);
             for (r, row) in rows.chunks_exact(dim).enumerate() {
                 assert_eq!(out[r], plain(row, &query), "dim {dim}, row {r}");
-                assert_eq!(
-                    dot_i8(row, &query),
-                    plain(row, &query),
-                    "dim {dim}, row {r}"
-                );
+                assert_eq!(dot_i8(row, &query), out[r], "dim {dim}, row {r}");
+                assert_eq!(Query::new(&query).dot(row), out[r], "dim {dim}, row {r}");
             }
             assert_eq!(out[5], i32::MIN, "only whole rows are written");
         }
@@ -247,12 +294,12 @@ mod tests {
         ] {
             let (row, query) = (vec![x; 4096], vec![y; 4096]);
             let mut out = [0];
-            dot_rows(&row, &query, &mut out);
+            Query::new(&query).dot_rows(&row, &mut out);
             assert_eq!(out[0], i32::from(x) * i32::from(y) * 4096);
             assert_eq!(dot_i8(&row, &query), out[0]);
         }
         // Slices of different lengths: the shorter one's length counts.
         assert_eq!(dot_i8(&[3; 40], &[-2; 33]), -6 * 33);
-        dot_rows(&[1, 2, 3], &[], &mut []);
+        Query::new(&[]).dot_rows(&[1, 2, 3], &mut []);
     }
 }

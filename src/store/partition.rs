@@ -15,7 +15,7 @@
 //! or a neighbouring one with the query; conflict resolution also reads the lexical index,
 //! which finds a restatement sharing the rarer words.
 
-use super::int8::dot_i8;
+use super::int8::{dot_i8, Query};
 use crate::memory::{Collection, MemoryType};
 
 /// A kind of vector: what a conflict look-up filters by.
@@ -195,9 +195,15 @@ fn build(group: &mut Group, cell_of: &mut [u32], rows: &impl Rows, kind: Kind) {
 /// replaced, nothing is sorted (less code in the wasm).
 fn closest(group: &Group, dim: usize, codes: &[i8], n: usize) -> Vec<usize> {
     let mut best: Vec<(f32, usize)> = Vec::with_capacity(n);
-    let scores = group.centroids.chunks_exact(dim.max(1)).zip(&group.weights);
-    for (cell, (centroid, w)) in scores.enumerate() {
-        let score = dot_i8(centroid, codes) as f32 * w;
+    debug_assert_eq!(
+        codes.len(),
+        dim,
+        "a look-up's codes are of the space's dimension"
+    );
+    let mut dots = vec![0; group.weights.len()];
+    Query::new(codes).dot_rows(&group.centroids, &mut dots);
+    for (cell, (dot, w)) in dots.iter().zip(&group.weights).enumerate() {
+        let score = *dot as f32 * w;
         if best.len() < n {
             best.push((score, cell));
             continue;

@@ -10,7 +10,7 @@
 //! the query's f32 values against the stored codes, which removes the query's share of the
 //! rounding, and the `top_k` best of those are returned with that score.
 
-use super::int8::{dot_f32_i8, dot_i8, dot_rows, quantize, Quantized};
+use super::int8::{dot_f32_i8, quantize, Quantized, Query};
 use super::partition::{Kind, Partition, Rows};
 use super::Sink;
 use crate::error::PortError;
@@ -224,6 +224,7 @@ impl VectorSpace {
     ) -> Vec<(String, f32)> {
         let qnorm = dot(vector, vector).sqrt();
         let kinds = KindMask::new(filter);
+        let codes = Query::new(&q.codes);
         // The integer scan: a bounded heap of the best `shortlist` so far, worst on top.
         // Scores are scaled dot products over norms, comparable across slots; a zero vector's
         // weight is 0 and it is never kept.
@@ -246,7 +247,7 @@ impl VectorSpace {
             Some(slots) => {
                 for &slot in slots {
                     let slot = slot as usize;
-                    let score = dot_i8(self.row(slot), &q.codes) as f32 * self.weights[slot];
+                    let score = codes.dot(self.row(slot)) as f32 * self.weights[slot];
                     if score > bar {
                         bar = offer(slot, score).unwrap_or(bar);
                     }
@@ -259,7 +260,7 @@ impl VectorSpace {
                 for (b, block) in self.codes.blocks.iter().enumerate() {
                     let first = b << CodeRows::BLOCK_BITS;
                     let rows = block.len() / self.dim;
-                    dot_rows(block, &q.codes, &mut dots[..rows]);
+                    codes.dot_rows(block, &mut dots[..rows]);
                     let weights = &self.weights[first..first + rows];
                     for (i, (&dot, &weight)) in dots[..rows].iter().zip(weights).enumerate() {
                         let score = dot as f32 * weight;
@@ -711,6 +712,7 @@ impl Reader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::int8::dot_i8;
 
     #[test]
     fn quantized_codes_round_trip_within_half_a_step() {
