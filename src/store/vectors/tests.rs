@@ -1,0 +1,305 @@
+//! The in-memory vector index: quantisation, the scan against an exact one, the partition's
+//! near look-ups, removals across blocks (the suite every index runs is in `store::suite`).
+
+use super::*;
+use crate::store::int8::dot_i8;
+
+#[test]
+fn quantized_codes_round_trip_within_half_a_step() {
+    let values: Vec<f32> = (0..37)
+        .map(|i| ((i * 7919) % 200) as f32 / 100.0 - 1.0)
+        .collect();
+    let q = quantize(&values);
+    let max = values.iter().fold(0f32, |m, v| m.max(v.abs()));
+    assert!(q.codes.iter().any(|c| c.unsigned_abs() == 127));
+    for (v, c) in values.iter().zip(&q.codes) {
+        assert!((v - f32::from(*c) * q.scale).abs() <= max / 254.0 + 1e-6);
+    }
+    assert_eq!(quantize(&[0.0; 4]).scale, 0.0);
+}
+
+#[test]
+fn integer_dot_matches_the_plain_sum_at_every_length() {
+    for len in [0, 1, 15, 16, 17, 256, 300] {
+        let a: Vec<i8> = (0..len).map(|i| ((i * 37) % 255) as u8 as i8).collect();
+        let b: Vec<i8> = (0..len)
+            .map(|i| ((i * 101 + 3) % 255) as u8 as i8)
+            .collect();
+        let plain: i32 = a.iter().zip(&b).map(|(x, y)| *x as i32 * *y as i32).sum();
+        assert_eq!(dot_i8(&a, &b), plain, "length {len}");
+        let f: Vec<f32> = a.iter().map(|x| f32::from(*x) * 0.5).collect();
+        assert!(
+            (dot_f32_i8(&f, &b) - plain as f32 * 0.5).abs() <= plain.abs() as f32 * 1e-5 + 1e-3
+        );
+    }
+}
+
+/// Unit vectors of `dim`, from a fixed-seed generator: `n` of them, and each one nudged
+/// (cosine ≈ 0.95 to its original), as a restatement of a stored memory would be.
+fn cloud(n: usize, dim: usize) -> (Vec<Vec<f32>>, Vec<Vec<f32>>) {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f32 / (1u64 << 53) as f32 - 0.5
+    };
+    let unit = |v: Vec<f32>| crate::retrieval::embed::normalize_vector(v);
+    let base: Vec<Vec<f32>> = (0..n)
+        .map(|_| unit((0..dim).map(|_| next()).collect()))
+        .collect();
+    let nudged = base
+        .iter()
+        .map(|v| {
+            unit(
+                v.iter()
+                    .map(|x| x + 0.3 * next() / (dim as f32).sqrt())
+                    .collect(),
+            )
+        })
+        .collect();
+    (base, nudged)
+}
+
+/// Conflict resolution's look-up: one type of memory, `near`.
+fn near_filter(memory_type: MemoryType) -> VectorFilter {
+    VectorFilter {
+        collections: vec![Collection::Memory],
+        types: vec![memory_type],
+        near: true,
+    }
+}
+
+fn item(id: usize, memory_type: MemoryType, values: Vec<f32>) -> VectorItem {
+    VectorItem {
+        id: format!("v{id}"),
+        collection: Collection::Memory,
+        memory_type,
+        values,
+    }
+}
+
+#[test]
+fn a_near_query_reads_a_few_cells_and_finds_the_restated_vector() {
+    let (base, nudged) = cloud(4000, 64);
+    let mut space = VectorSpace::default();
+    for (i, v) in base.iter().enumerate() {
+        let kind = [MemoryType::Profile, MemoryType::History][i % 2];
+        space.upsert(item(i, kind, v.clone())).unwrap();
+    }
+    // Edits: some removed (the last rows move into their slots), some replaced.
+    for i in (0..4000).step_by(97) {
+        space.remove(&format!("v{i}"));
+    }
+    for i in (1..4000).step_by(89).filter(|i| i % 97 != 0) {
+        space
+            .upsert(item(i, MemoryType::Profile, base[i].clone()))
+            .unwrap();
+    }
+    let mut found = 0;
+    let mut checked = 0;
+    for (i, v) in nudged.iter().enumerate().filter(|(i, _)| i % 97 != 0) {
+        let kind = if i % 89 == 1 || i % 2 == 0 {
+            MemoryType::Profile
+        } else {
+            MemoryType::History
+        };
+        let near = space.query_near(v, 8, &near_filter(kind));
+        checked += 1;
+        found += usize::from(near.first().is_some_and(|(id, _)| *id == format!("v{i}")));
+        assert!(near.iter().all(|(id, _)| {
+            let n: usize = id[1..].parse().unwrap();
+            n % 97 != 0
+        }));
+    }
+    assert!(found * 100 >= checked * 97, "{found} of {checked}");
+    let q = quantize(&nudged[1]);
+    let mut partition = std::mem::take(&mut space.partition);
+    let probed = partition.probe(&space, (Collection::Memory, MemoryType::History), &q.codes);
+    assert!(
+        probed.len() * 4 < space.len() / 2,
+        "{} rows read",
+        probed.len()
+    );
+    // Small kinds are scanned whole (exactly as `query`).
+    let mut small = VectorSpace::default();
+    for (i, v) in base.iter().take(300).enumerate() {
+        small
+            .upsert(item(i, MemoryType::Profile, v.clone()))
+            .unwrap();
+    }
+    let f = near_filter(MemoryType::Profile);
+    assert_eq!(
+        small.query_near(&nudged[7], 8, &f),
+        small.query(&nudged[7], 8, &f)
+    );
+}
+
+#[test]
+fn a_near_query_of_a_small_kind_reads_its_rows_only_and_answers_exactly() {
+    let (base, nudged) = cloud(3000, 32);
+    let mut space = VectorSpace::default();
+    // 2,900 history rows and 100 profile rows, interleaved; then edits across kinds.
+    let kind_of = |i: usize| match i % 30 {
+        0 => MemoryType::Profile,
+        _ => MemoryType::History,
+    };
+    for (i, v) in base.iter().enumerate() {
+        space.upsert(item(i, kind_of(i), v.clone())).unwrap();
+    }
+    for i in (0..3000).step_by(41) {
+        space.remove(&format!("v{i}"));
+    }
+    for i in (7..3000).step_by(53).filter(|i| i % 41 != 0) {
+        space
+            .upsert(item(i, MemoryType::Profile, base[i].clone()))
+            .unwrap();
+    }
+    let profile = (Collection::Memory, MemoryType::Profile);
+    let want: Vec<u32> = (0..space.len())
+        .filter(|&slot| space.meta[slot] == profile)
+        .map(|slot| slot as u32)
+        .collect();
+    assert!(
+        want.len() > 100 && want.len() < crate::store::partition::MIN_ROWS,
+        "{}",
+        want.len()
+    );
+    let mut partition = std::mem::take(&mut space.partition);
+    let mut probed = partition.probe(&space, profile, &quantize(&nudged[3]).codes);
+    probed.sort_unstable();
+    let absent = partition.probe(&space, (Collection::Memory, MemoryType::Style), &[]);
+    space.partition = partition;
+    assert_eq!(probed, want, "every profile row, nothing else");
+    assert!(absent.is_empty());
+    let f = near_filter(MemoryType::Profile);
+    for v in nudged.iter().step_by(7) {
+        assert_eq!(space.query_near(v, 8, &f), space.query(v, 8, &f));
+    }
+}
+
+#[test]
+fn removals_across_blocks_keep_every_other_row_whole() {
+    // Rows whose codes name them, over three blocks; removals move rows between blocks.
+    let dim = 3;
+    let n = CodeRows::BLOCK * 2 + 5;
+    let codes_of = |i: usize| vec![(i % 127) as i8, ((i / 127) % 127) as i8, 1];
+    let mut space = VectorSpace::default();
+    for i in 0..n {
+        let q = Quantized {
+            codes: codes_of(i),
+            scale: 1.0,
+        };
+        let meta = (Collection::Memory, MemoryType::History);
+        space.put(format!("v{i}"), meta, 1.0, q).unwrap();
+    }
+    let removed = |i: usize| i % 3 == 0 || i >= n - 7;
+    for i in (0..n).filter(|i| removed(*i)) {
+        space.remove(&format!("v{i}"));
+    }
+    assert_eq!(space.len(), (0..n).filter(|i| !removed(*i)).count());
+    assert_eq!(space.codes.rows, space.len());
+    assert_eq!(
+        space.codes.blocks.len(),
+        space.len().div_ceil(CodeRows::BLOCK)
+    );
+    for i in (0..n).filter(|i| !removed(*i)) {
+        let slot = space.slot_of[format!("v{i}").as_str()] as usize;
+        assert_eq!(space.row(slot), codes_of(i), "row of v{i}");
+    }
+    // Emptied and refilled.
+    for i in (0..n).filter(|i| !removed(*i)) {
+        space.remove(&format!("v{i}"));
+    }
+    assert!(space.codes.blocks.is_empty());
+    space
+        .upsert(item(1, MemoryType::Profile, vec![0.5; dim]))
+        .unwrap();
+    assert_eq!(space.row(0), [127, 127, 127]);
+}
+
+/// The scan keeps what a plain pass over every row would: the best integer scores of the
+/// kinds the filter keeps (never a zero vector), rescored, across blocks of rows.
+#[test]
+fn the_scan_keeps_the_best_integer_scores_of_the_kinds_kept() {
+    let (base, _) = cloud(2500, 48);
+    let kinds = [
+        (Collection::Memory, MemoryType::Profile),
+        (Collection::Memory, MemoryType::History),
+        (Collection::Content, MemoryType::Other),
+    ];
+    let mut space = VectorSpace::default();
+    for (i, v) in base.iter().enumerate() {
+        let (collection, memory_type) = kinds[i % 3];
+        // Every 7th a zero vector: it has no direction and is never found.
+        let values = if i % 7 == 0 { vec![0.0; 48] } else { v.clone() };
+        space
+            .upsert(VectorItem {
+                id: format!("v{i:05}"),
+                collection,
+                memory_type,
+                values,
+            })
+            .unwrap();
+    }
+    for (query, top_k, filter) in [
+        (&base[1], 10usize, VectorFilter::default()),
+        (
+            &base[2],
+            50,
+            VectorFilter {
+                collections: vec![Collection::Memory],
+                types: vec![MemoryType::History],
+                near: false,
+            },
+        ),
+        (
+            &base[3],
+            3000,
+            VectorFilter {
+                collections: vec![Collection::Content],
+                ..VectorFilter::default()
+            },
+        ),
+    ] {
+        let q = quantize(query);
+        let qnorm = dot(query, query).sqrt();
+        let mut kept: Vec<(f32, usize)> = (0..space.len())
+            .filter(|&slot| {
+                let (collection, memory_type) = space.meta[slot];
+                space.norms[slot] > 0.0
+                    && (filter.collections.is_empty()
+                        || filter.collections.contains(&collection))
+                    && (filter.types.is_empty() || filter.types.contains(&memory_type))
+            })
+            .map(|slot| {
+                (
+                    dot_i8(space.row(slot), &q.codes) as f32 * space.weights[slot],
+                    slot,
+                )
+            })
+            .collect();
+        kept.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        kept.truncate(top_k.saturating_mul(RESCORE_FACTOR).max(RESCORE_MIN));
+        let mut expected: Vec<(f32, &str)> = kept
+            .iter()
+            .map(|&(_, slot)| (space.rescore(query, qnorm, slot), &*space.ids[slot]))
+            .collect();
+        expected.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+        expected.truncate(top_k);
+        let found = space.query(query, top_k, &filter);
+        let ids = |hits: Vec<&str>| hits.into_iter().map(str::to_string).collect::<Vec<_>>();
+        assert_eq!(
+            found.iter().map(|(id, _)| id.clone()).collect::<Vec<_>>(),
+            ids(expected.iter().map(|e| e.1).collect()),
+            "top {top_k}"
+        );
+        assert!(!found.is_empty());
+    }
+}
+
+#[test]
+fn extreme_codes_do_not_overflow() {
+    let a = vec![-127i8; 4096];
+    assert_eq!(dot_i8(&a, &a), 127 * 127 * 4096);
+}
