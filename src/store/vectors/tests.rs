@@ -268,8 +268,7 @@ fn the_scan_keeps_the_best_integer_scores_of_the_kinds_kept() {
             .filter(|&slot| {
                 let (collection, memory_type) = space.meta[slot];
                 space.norms[slot] > 0.0
-                    && (filter.collections.is_empty()
-                        || filter.collections.contains(&collection))
+                    && (filter.collections.is_empty() || filter.collections.contains(&collection))
                     && (filter.types.is_empty() || filter.types.contains(&memory_type))
             })
             .map(|slot| {
