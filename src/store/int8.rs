@@ -45,7 +45,8 @@ pub fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
 /// costs one widening of its own codes and a `i32x4.dot_i16x8_s` (V8: `pmaddwd`) per eight
 /// codes: the package is compiled for size (opt-level "s"), where LLVM does not vectorise
 /// loops, and the plain loop scanned 100k vectors ~5× slower than natively; widening both
-/// sides per row cost the scan a third more (docs/BENCHMARKS.md, "npm").
+/// sides per row cost the scan a quarter to a third more (docs/BENCHMARKS.md, "The package's
+/// scan kernel").
 pub struct Query<'a> {
     codes: &'a [i8],
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
@@ -71,7 +72,7 @@ impl<'a> Query<'a> {
 
     /// The dot product with each row of `rows` (consecutive rows of the query's length), into
     /// `out` (one per whole row; `out` at least that long). What a full scan runs: natively
-    /// with AVX2 one feature check for all the rows, in wasm two rows per pass over the query.
+    /// with AVX2 one feature check for all the rows, in wasm a pointer loop over the rows.
     pub fn dot_rows(&self, rows: &[i8], out: &mut [i32]) {
         let dim = self.codes.len();
         if dim == 0 {
