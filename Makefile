@@ -128,7 +128,7 @@ test-npm: pkg
 	node --test tests/npm/
 	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
 	  RUSTFLAGS="$(WASM_TEST_RUSTFLAGS)" \
-	  cargo test -p hippo-wasm --target wasm32-unknown-unknown --test store_suite --test int8 --test request_memory --test vector_memory --test save_memory
+	  cargo test -p hippo-wasm --target wasm32-unknown-unknown --test store_suite --test int8 --test heap --test request_memory --test vector_memory --test save_memory
 
 test-browser: pkg worker
 	bash scripts/setup-browser.sh

@@ -16,6 +16,8 @@
 )]
 
 pub mod convert;
+#[cfg(target_arch = "wasm32")]
+pub mod heap;
 pub mod js_api;
 pub mod js_ports;
 pub mod options;
@@ -23,6 +25,11 @@ pub mod shapes;
 pub mod storage;
 
 use wasm_bindgen::prelude::*;
+
+/// The wasm memory grows in large steps (each growth cost Node a full garbage collection).
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: heap::Stepped = heap::Stepped;
 
 /// Panics print their message to the console instead of an opaque `unreachable`.
 #[wasm_bindgen(start)]
