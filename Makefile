@@ -135,11 +135,14 @@ test-browser: pkg worker
 	node --test tests/browser/ tests/bundlers/
 
 # Retrieval latency of the package (wasm in Node) beside the same engine path natively, on the
-# corpus of `hippo-bench latency`; prints the rows of docs/BENCHMARKS.md "npm".
+# corpus of `hippo-bench latency`; prints the rows of docs/BENCHMARKS.md "npm". Then the first
+# retrievals after an import in a fresh process, at the largest size (no warm-up copy).
+comma := ,
 BENCH_SIZES ?= 1000,10000,100000
 bench-npm: pkg
 	cargo run --release -p hippo-wasm --features bench --example retrieval_latency -- --sizes $(BENCH_SIZES)
 	node --expose-gc tests/npm/bench/retrieval-latency.mjs
+	node --expose-gc tests/npm/bench/first-calls.mjs --size $(lastword $(subst $(comma), ,$(BENCH_SIZES)))
 
 # Memory per stored memory in Node (wasm linear memory, RSS, V8 heap) at MEMORY_SIZE memories:
 # storage "memory", {file} right after the import, {file} reopened; MEMORY_BASELINE=<pkg dir>
