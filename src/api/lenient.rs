@@ -41,9 +41,33 @@ pub fn count<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
     let floored = |f: f64| f.floor() as i64;
     Ok(match Value::deserialize(d)? {
         Value::Number(n) => n.as_i64().or_else(|| n.as_f64().map(floored)),
-        Value::String(s) => s.trim().parse::<f64>().ok().map(floored),
+        Value::String(s) => floor_decimal(s.trim()),
         _ => None,
     })
+}
+
+/// The floor of a decimal string ("12", "12.7", "-2.5", ".5"), by the integer parser: std's
+/// float parser was 5 KB of the package's wasm for this one use. Exponents are not read.
+fn floor_decimal(s: &str) -> Option<i64> {
+    let (whole, fraction) = s.split_once('.').unwrap_or((s, ""));
+    let digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
+    let (negative, magnitude) = match whole.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, whole.strip_prefix('+').unwrap_or(whole)),
+    };
+    if !digits(magnitude) || !digits(fraction) || magnitude.is_empty() && fraction.is_empty() {
+        return None;
+    }
+    let n: i64 = if magnitude.is_empty() {
+        0
+    } else {
+        whole.parse().ok()?
+    };
+    if negative && fraction.bytes().any(|b| b != b'0') {
+        n.checked_sub(1)
+    } else {
+        Some(n)
+    }
 }
 
 pub fn text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
@@ -52,4 +76,38 @@ pub fn text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error>
         Value::Number(n) => Some(n.to_string()),
         _ => None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::floor_decimal;
+
+    #[test]
+    fn floors_decimal_strings_as_the_float_parser_did() {
+        for text in [
+            "0",
+            "12",
+            "+12",
+            "-12",
+            "12.7",
+            "12.",
+            ".5",
+            "-.5",
+            "-2.5",
+            "-2.0",
+            "-0.5",
+            "0.000",
+            "9223372036854775807",
+            "-9223372036854775808",
+            "7.999999999999",
+        ] {
+            let by_float = text.parse::<f64>().ok().map(|f| f.floor() as i64);
+            assert_eq!(floor_decimal(text), by_float, "{text:?}");
+        }
+        for text in [
+            "", ".", "-", "+", "-.", "abc", "1.2.3", "1,5", "--1", "1e3", "inf", "NaN", " 1",
+        ] {
+            assert_eq!(floor_decimal(text), None, "{text:?}");
+        }
+    }
 }

@@ -797,6 +797,31 @@ fn street_addresses(s: &Scan, out: &mut Vec<Finding>) {
     }
 }
 
+/// The value of `-?d+.d+` (the shape [`coordinates`] found), close enough for its range
+/// checks: std's float parser was 5 KB of the package's wasm for this one use.
+fn decimal_value(text: &str) -> f64 {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (mut value, mut scale, mut fraction) = (0.0, 1.0, false);
+    for b in digits.bytes() {
+        if b == b'.' {
+            fraction = true;
+        } else if fraction {
+            scale /= 10.0;
+            value += f64::from(b - b'0') * scale;
+        } else {
+            value = value * 10.0 + f64::from(b - b'0');
+        }
+    }
+    if negative {
+        -value
+    } else {
+        value
+    }
+}
+
 /// "39.9042, 116.4074": a latitude and a longitude with four or more decimals.
 fn coordinates(s: &Scan, out: &mut Vec<Finding>) {
     let bytes = s.raw.as_bytes();
@@ -818,9 +843,7 @@ fn coordinates(s: &Scan, out: &mut Vec<Finding>) {
             }
             let boundary = start == 0 || !bytes[start - 1].is_ascii_alphanumeric();
             if k - frac_start >= 4 && boundary {
-                if let Ok(v) = s.raw[start..k].parse::<f64>() {
-                    decimals.push((start..k, v));
-                }
+                decimals.push((start..k, decimal_value(&s.raw[start..k])));
                 i = k;
                 continue;
             }
@@ -840,6 +863,31 @@ fn coordinates(s: &Scan, out: &mut Vec<Finding>) {
                 span: a.start..b.end,
                 value: Some(a.start..b.end),
             });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::decimal_value;
+
+    #[test]
+    fn decimal_values_match_the_float_parser() {
+        for text in [
+            "39.9042",
+            "-33.8688",
+            "116.4074",
+            "-180.00000",
+            "90.0000",
+            "90.00001",
+            "0.0001",
+            "999.99999999",
+            "1.23456789012345678",
+        ] {
+            let want: f64 = text.parse().expect("a decimal");
+            let got = decimal_value(text);
+            assert!((got - want).abs() < 1e-9, "{text}: {got} vs {want}");
+            assert_eq!(got.abs() <= 90.0, want.abs() <= 90.0, "{text}");
         }
     }
 }
