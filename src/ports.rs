@@ -358,6 +358,18 @@ pub trait VectorIndex {
         top_k: usize,
         filter: &VectorFilter,
     ) -> PortResult<Vec<(String, f32)>>;
+    /// The cosine of `vector` with each of `ids`' stored vectors, for those this index can
+    /// read back (any order; ids it holds no vector for are left out). Conflict resolution
+    /// asks it for candidates the lexical index found, instead of embedding their texts
+    /// again. An index that cannot read vectors by id answers nothing (the default).
+    async fn similarities(
+        &self,
+        _npcid: &str,
+        _vector: &[f32],
+        _ids: &[String],
+    ) -> PortResult<Vec<(String, f32)>> {
+        Ok(Vec::new())
+    }
     async fn delete(&self, npcid: &str, ids: &[String]) -> PortResult<()>;
     async fn delete_npc(&self, npcid: &str) -> PortResult<()>;
 }

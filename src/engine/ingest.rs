@@ -247,6 +247,17 @@ impl Hippo {
                 missing.push(m);
             }
         }
+        if let (Some(v), false) = (vector, missing.is_empty()) {
+            // The index's stored vectors first: embedding the texts again was a twentieth of
+            // a fill's instructions (and, with a model embedder, a request per new memory).
+            let ids: Vec<String> = missing.iter().map(|m| m.id.clone()).collect();
+            if let Ok(scored) = self.ports.vectors.similarities(npcid, v, &ids).await {
+                for (id, s) in scored {
+                    sims.insert(id, Some(s));
+                }
+            }
+            missing.retain(|m| sims.get(&m.id).copied().flatten().is_none());
+        }
         if let (Some(_), false) = (vector, missing.is_empty()) {
             let texts: Vec<String> = missing
                 .iter()

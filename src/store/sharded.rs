@@ -211,6 +211,14 @@ impl VectorIndex for ShardedVectorIndex {
     ) -> PortResult<Vec<(String, f32)>> {
         self.of(npcid).query(npcid, vector, top_k, filter).await
     }
+    async fn similarities(
+        &self,
+        npcid: &str,
+        vector: &[f32],
+        ids: &[String],
+    ) -> PortResult<Vec<(String, f32)>> {
+        self.of(npcid).similarities(npcid, vector, ids).await
+    }
     async fn delete(&self, npcid: &str, ids: &[String]) -> PortResult<()> {
         self.of(npcid).delete(npcid, ids).await
     }

@@ -195,6 +195,20 @@ impl VectorSpace {
         self.scan(vector, &q, top_k, filter, probed.as_deref())
     }
 
+    /// The cosine of `vector` with each of `ids` this space holds: a scan of their rows
+    /// alone, every one kept (rescored as any query's shortlist), best first.
+    pub fn similarities(&self, vector: &[f32], ids: &[String]) -> Vec<(String, f32)> {
+        let slots: Vec<u32> = ids
+            .iter()
+            .filter_map(|id| self.slot_of.get(id.as_str()).copied())
+            .collect();
+        let Some(q) = self.quantize_query(vector, slots.len()) else {
+            return Vec::new();
+        };
+        let every_kind = VectorFilter::default();
+        self.scan(vector, &q, slots.len(), &every_kind, Some(&slots))
+    }
+
     /// The cosine of the query's f32 values with a row's codes.
     fn rescore(&self, vector: &[f32], qnorm: f32, slot: usize) -> f32 {
         dot_f32_i8(vector, self.row(slot)) * self.scales[slot] / (self.norms[slot] * qnorm)
@@ -477,6 +491,15 @@ impl VectorIndex for MemoryVectorIndex {
             true => space.query_near(vector, top_k, filter),
             false => space.query(vector, top_k, filter),
         }))
+    }
+
+    async fn similarities(
+        &self,
+        npcid: &str,
+        vector: &[f32],
+        ids: &[String],
+    ) -> PortResult<Vec<(String, f32)>> {
+        Ok(self.with_space(npcid, |space| space.similarities(vector, ids)))
     }
 
     async fn delete(&self, npcid: &str, ids: &[String]) -> PortResult<()> {

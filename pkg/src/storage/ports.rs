@@ -147,6 +147,14 @@ impl VectorIndex for PersistentVectors {
     ) -> PortResult<Vec<(String, f32)>> {
         self.0.vectors()?.query(npcid, vector, top_k, filter).await
     }
+    async fn similarities(
+        &self,
+        npcid: &str,
+        vector: &[f32],
+        ids: &[String],
+    ) -> PortResult<Vec<(String, f32)>> {
+        self.0.vectors()?.similarities(npcid, vector, ids).await
+    }
     async fn delete(&self, npcid: &str, ids: &[String]) -> PortResult<()> {
         self.0.vectors()?.delete(npcid, ids).await?;
         self.0

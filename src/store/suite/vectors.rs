@@ -203,6 +203,42 @@ pub(super) async fn large_upserts(v: &dyn VectorIndex, p: &str) -> CaseResult {
 }
 
 /// Runs every vector index case; returns each case's name and outcome.
+/// An index that reads vectors back by id scores exactly the ids asked for, within the
+/// NPC, as its query does; one that cannot answers nothing (conflict resolution then embeds
+/// the texts), never a wrong id.
+pub(super) async fn similarities_by_id_agree_with_the_query(
+    v: &dyn VectorIndex,
+    p: &str,
+) -> CaseResult {
+    let (a, b) = (format!("{p}sim-a"), format!("{p}sim-b"));
+    port!(v.upsert(
+        &a,
+        vec![
+            other("m1", [1.0, 0.0, 0.0, 0.0]),
+            other("m2", [4.0, 3.0, 0.0, 0.0]),
+            other("m3", [1.0, 1.0, 1.0, 0.0]),
+        ],
+    ));
+    port!(v.upsert(&b, vec![other("x1", [1.0, 0.0, 0.0, 0.0])]));
+    let query = [1.0, 0.0, 0.0, 0.0];
+    let asked: Vec<String> = ["m2", "m3", "x1", "gone"].map(String::from).to_vec();
+    let mut got: Hits = port!(v.similarities(&a, &query, &asked));
+    if got.is_empty() {
+        return Ok(());
+    }
+    got.sort_by(|x, y| x.0.cmp(&y.0));
+    check!(ids(&got) == ["m2", "m3"], "similarities in {a}: {got:?}");
+    let queried: Hits = port!(v.query(&a, &query, 3, &ALL));
+    for (id, s) in &got {
+        let from_query = queried.iter().find(|(q, _)| q == id).map(|(_, s)| *s);
+        check!(
+            from_query.is_some_and(|q| (q - s).abs() < 1e-4),
+            "{id}: {s} by id, {from_query:?} by query"
+        );
+    }
+    Ok(())
+}
+
 pub async fn run_vector_suite(index: &dyn VectorIndex, prefix: &str) -> Vec<(String, CaseResult)> {
     let mut out = Vec::new();
     macro_rules! case {
@@ -214,5 +250,6 @@ pub async fn run_vector_suite(index: &dyn VectorIndex, prefix: &str) -> Vec<(Str
     case!(ties_break_by_id);
     case!(upserts_replace_and_deletes_keep_the_rest);
     case!(large_upserts);
+    case!(similarities_by_id_agree_with_the_query);
     out
 }

@@ -195,6 +195,16 @@ impl VectorIndex for D1VectorIndex {
         Ok(space.query(vector, top_k, filter))
     }
 
+    async fn similarities(
+        &self,
+        npcid: &str,
+        vector: &[f32],
+        ids: &[String],
+    ) -> PortResult<Vec<(String, f32)>> {
+        let space = self.load(npcid).await?;
+        Ok(space.similarities(vector, ids))
+    }
+
     async fn delete(&self, npcid: &str, ids: &[String]) -> PortResult<()> {
         if ids.is_empty() {
             return Ok(());
