@@ -21,9 +21,18 @@ pub fn quantize(values: &[f32]) -> Quantized {
     let scale = max / 127.0;
     let codes = values
         .iter()
-        .map(|v| (v / scale).round().clamp(-127.0, 127.0) as i8)
+        .map(|v| round_half_even(v / scale).clamp(-127.0, 127.0) as i8)
         .collect();
     Quantized { codes, scale }
+}
+
+/// `x` rounded to the nearest integer, ties to even, by the float unit's own rounding: adding
+/// and taking away 1.5 × 2²³ leaves no fraction bits, exact for |x| < 2²² (codes are within
+/// ±127). `f32::round` is a library call natively and in wasm: it was half of quantising,
+/// which every import, upsert and look-up does per dimension.
+fn round_half_even(x: f32) -> f32 {
+    const SHIFT: f32 = 12_582_912.0;
+    (x + SHIFT) - SHIFT
 }
 
 /// Integer dot product of two code vectors; |sum| ≤ 128² × dim fits an i32 for any dimension
@@ -269,6 +278,30 @@ pub fn dot_f32_i8(values: &[f32], codes: &[i8]) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rounding_is_to_the_nearest_code_with_ties_to_even() {
+        for (x, want) in [
+            (0.0, 0.0),
+            (0.49999997, 0.0),
+            (0.5, 0.0),
+            (0.50000006, 1.0),
+            (1.5, 2.0),
+            (2.5, 2.0),
+            (-0.5, -0.0),
+            (-1.5, -2.0),
+            (-2.5, -2.0),
+            (126.6, 127.0),
+            (-127.0, -127.0),
+            (3.0, 3.0),
+        ] {
+            assert_eq!(round_half_even(x), want, "{x}");
+        }
+        for i in -2_540_000..=2_540_000 {
+            let x = i as f32 / 20_000.0;
+            assert_eq!(round_half_even(x), x.round_ties_even(), "{x}");
+        }
+    }
 
     #[test]
     fn the_rescoring_product_is_the_plain_sum() {
