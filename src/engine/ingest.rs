@@ -14,7 +14,7 @@ use crate::retrieval::embed::{cosine, same_words};
 use crate::retrieval::tokenize::tokenize_query;
 use crate::time::Timestamp;
 use indexmap::IndexMap;
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 /// How many similar memories conflict resolution compares a new one with.
 const CONFLICT_CANDIDATES: usize = 8;

@@ -17,7 +17,7 @@
 
 use super::tokenize::tokenize;
 use crate::ports::CorpusStats;
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 /// Term-frequency saturation.
 pub const K1: f64 = 1.2;

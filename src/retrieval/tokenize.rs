@@ -46,7 +46,7 @@ const STEM_MEMO: usize = 4096;
 thread_local! {
     // String keys and values, as a plan's normalised texts (`engine::ingest`): one map type
     // in the wasm, not two.
-    static STEMS: std::cell::RefCell<std::collections::HashMap<String, String>> =
+    static STEMS: std::cell::RefCell<foldhash::HashMap<String, String>> =
         std::cell::RefCell::default();
 }
 
