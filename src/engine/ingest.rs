@@ -13,8 +13,8 @@ use crate::ports::{EmbedKind, LexicalQuery, VectorFilter, VectorItem, Write};
 use crate::retrieval::embed::{cosine, same_words};
 use crate::retrieval::tokenize::tokenize_query;
 use crate::time::Timestamp;
-use indexmap::IndexMap;
 use foldhash::HashMap;
+use indexmap::IndexMap;
 
 /// How many similar memories conflict resolution compares a new one with.
 const CONFLICT_CANDIDATES: usize = 8;
