@@ -37,6 +37,11 @@ pub fn get(npcid: &str, generation: i64) -> Option<Rc<VectorSpace>> {
     })
 }
 
+/// The cached vectors of `npcid` at whatever generation they were last read or written.
+pub fn latest(npcid: &str) -> Option<Rc<VectorSpace>> {
+    CACHE.with(|c| c.borrow().get(npcid).map(|(_, s)| s.clone()))
+}
+
 pub fn put(npcid: &str, generation: i64, space: Rc<VectorSpace>) {
     if space.len() > CAPACITY {
         return;

@@ -195,14 +195,19 @@ impl VectorIndex for D1VectorIndex {
         Ok(space.query(vector, top_k, filter))
     }
 
+    /// From the isolate's copy as it is, without asking D1 for its generation: conflict
+    /// resolution asks right after its near look-up read or refreshed that copy, and a
+    /// second round trip per new memory would cost more than the built-in embedder does.
+    /// Without a copy (an NPC over the cache's capacity), nothing: the engine embeds.
     async fn similarities(
         &self,
         npcid: &str,
         vector: &[f32],
         ids: &[String],
     ) -> PortResult<Vec<(String, f32)>> {
-        let space = self.load(npcid).await?;
-        Ok(space.similarities(vector, ids))
+        Ok(vector_cache::latest(npcid)
+            .map(|space| space.similarities(vector, ids))
+            .unwrap_or_default())
     }
 
     async fn delete(&self, npcid: &str, ids: &[String]) -> PortResult<()> {
