@@ -256,16 +256,17 @@ impl Hippo {
                     sims.insert(id, Some(s));
                 }
             }
+            // What the index could not score, embedded again.
             missing.retain(|m| sims.get(&m.id).copied().flatten().is_none());
-        }
-        if let (Some(_), false) = (vector, missing.is_empty()) {
-            let texts: Vec<String> = missing
-                .iter()
-                .map(|m| embedding_text(&m.summary, &m.keywords))
-                .collect();
-            if let Ok(vs) = self.ports.embedder.embed(EmbedKind::Document, &texts).await {
-                for (m, v) in missing.iter().zip(vs) {
-                    known.vectors.insert(m.id.clone(), v);
+            if !missing.is_empty() {
+                let texts: Vec<String> = missing
+                    .iter()
+                    .map(|m| embedding_text(&m.summary, &m.keywords))
+                    .collect();
+                if let Ok(vs) = self.ports.embedder.embed(EmbedKind::Document, &texts).await {
+                    for (m, v) in missing.iter().zip(vs) {
+                        known.vectors.insert(m.id.clone(), v);
+                    }
                 }
             }
         }
