@@ -108,6 +108,15 @@ impl MemoryStore {
         self.generation.get()
     }
 
+    /// How many memories `npcid` has (0 for an unknown NPC), without listing them.
+    pub fn memory_count(&self, npcid: &str) -> usize {
+        self.state
+            .borrow()
+            .npcs
+            .get(npcid)
+            .map_or(0, |data| data.memories.len())
+    }
+
     /// The whole store as bytes: an 8-byte magic, a u32 format version, then JSON.
     pub fn snapshot(&self) -> Result<Vec<u8>, PortError> {
         let mut out = Vec::new();

@@ -271,3 +271,28 @@ test("a warm isolate reads the token and the retrieval's data in one batch, neve
     await fresh.dispose();
   }
 });
+
+test("a request after a retrieval comes after its touches: a delete and re-import never gets an older touch", async () => {
+  const fresh = await startWorker();
+  try {
+    await fresh.json("PUT", "/api/npc/order", {});
+    await fresh.json("POST", "/api/memories/order", { memories: [{ summary: "The user plays the cello", type: "preference" }] });
+    const token = (await fresh.json("POST", "/api/npc/order/tokens")).token;
+    const doc = await fresh.json("GET", "/api/npc/order/export");
+    assert.equal(doc.memories[0].access_count, 0);
+    // The touch waits for company (FLUSH_LINGER_MS); the export right after it commits it first.
+    assert.equal((await fresh.retrieval(token, { query: "cello" })).body.memories.length, 1);
+    const seen = await fresh.json("GET", "/api/npc/order/export");
+    assert.equal(seen.memories[0].access_count, 1, "the export sees the retrieval's touch");
+    // Another retrieval, then at once a delete and an import of the untouched document: the
+    // queued touch lands before the delete, not on the imported rows.
+    assert.equal((await fresh.retrieval(token, { query: "cello" })).body.memories.length, 1);
+    await fresh.json("DELETE", "/api/npc/order");
+    await fresh.json("POST", "/api/npc/order/import", doc);
+    await new Promise((r) => setTimeout(r, 300));
+    const row = await fresh.db.prepare("SELECT access_count AS n FROM memories WHERE npcid = 'order'").first();
+    assert.equal(row.n, 0, "no touch of the deleted NPC landed on the imported one");
+  } finally {
+    await fresh.dispose();
+  }
+});

@@ -5,7 +5,7 @@
 // the package. Needs `make worker-test` and `make pkg`.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { ADMIN, startWorker } from "./harness.mjs";
+import { ADMIN, eventually, startWorker } from "./harness.mjs";
 import { requireHippo } from "../npm/helpers.mjs";
 
 const NPC = "same";
@@ -106,6 +106,21 @@ async function inPackage(call) {
   }
 }
 
+/**
+ * Waits until the Worker's reinforcement (written after its answer, `waitUntil`, batched with
+ * the touches of the next ~100 ms) has brought D1's access counts to the package's, which
+ * reinforces before it answers: the next request then ranks the same memories in both.
+ */
+async function reinforcementLanded() {
+  const doc = await hippo.exportNpc(NPC);
+  const want = doc.memories.reduce((n, m) => n + m.access_count, 0);
+  const row = await eventually(
+    () => w.db.prepare("SELECT SUM(access_count) AS n FROM memories WHERE npcid = ?1").bind(NPC).first(),
+    (r) => r.n === want,
+  );
+  assert.equal(row.n, want, "the Worker's reinforcement landed");
+}
+
 /** What both must agree on: for a search, the hits without their scores (computed at each
  * runtime's own "now", so they may differ in the last digits). */
 const comparable = (answer) =>
@@ -120,6 +135,7 @@ test("memory_retrieval: the Worker and the package give the same answer to every
     const npm = await inPackage(() => hippo.retrieve(NPC, body));
     const label = JSON.stringify(body).slice(0, 80);
     assert.deepEqual(npm, http, label);
+    await reinforcementLanded();
     seen.add(http.status);
     if (http.status === 200) assert.ok(Array.isArray(http.body.memories), label);
   }
@@ -133,6 +149,7 @@ test("search: the Worker's route and the package give the same answer to every b
     const http = await overHttp(`/api/memories/${NPC}/search`, body, { authorization: `Bearer ${ADMIN}` });
     const npm = await inPackage(() => hippo.search(NPC, body));
     assert.deepEqual(comparable(npm), comparable(http), JSON.stringify(body).slice(0, 80));
+    await reinforcementLanded();
     seen.add(http.status);
   }
   assert.deepEqual([...seen].sort(), [200, 400]);

@@ -49,6 +49,11 @@ thread_local! {
     static FLUSHING_SINCE: Cell<Option<f64>> = const { Cell::new(None) };
 }
 
+/// A flusher waits this long before its first write, so the touches of the retrievals that
+/// answer meanwhile go in the same D1 batch (at 16 concurrent retrievals: one write and one
+/// memory revision per ~20 answers, not per one or two; every revision makes the next sync
+/// read fetch the touched rows again). Only access counts wait; a lost flush loses only them.
+const FLUSH_LINGER_MS: u64 = 100;
 /// A flusher stops taking new touches after this long (a request's `waitUntil` is limited);
 /// what is queued then goes with the next request's flusher.
 const FLUSH_HANDOVER_MS: f64 = 5_000.0;
@@ -70,21 +75,27 @@ async fn fetch(req: Request, env: Env, ctx: Context) -> worker::Result<Response>
     if !queue.is_empty() && !in_flight {
         FLUSHING_SINCE.with(|f| f.set(Some(now)));
         ctx.wait_until(async move {
+            worker::Delay::from(std::time::Duration::from_millis(FLUSH_LINGER_MS)).await;
             while !queue.is_empty() && js_sys::Date::now() - now < FLUSH_HANDOVER_MS {
-                let done = queue.flush().await;
-                if done.failed > 0 {
-                    // Only access counts are lost; the answers were already sent.
-                    worker::console_error!(
-                        "reinforcement: {} of {} touches not written",
-                        done.failed,
-                        done.failed + done.committed
-                    );
-                }
+                flush_reinforcement(&queue).await;
             }
             FLUSHING_SINCE.with(|f| f.set(None));
         });
     }
     response
+}
+
+/// Commits what `queue` holds now; a failure is logged (only access counts are lost: the
+/// answers were already sent).
+pub(crate) async fn flush_reinforcement(queue: &Deferred) {
+    let done = queue.flush().await;
+    if done.failed > 0 {
+        worker::console_error!(
+            "reinforcement: {} of {} touches not written",
+            done.failed,
+            done.failed + done.committed
+        );
+    }
 }
 
 #[event(scheduled)]

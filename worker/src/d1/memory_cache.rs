@@ -39,8 +39,9 @@ pub struct Delta {
     /// The NPC as of the read.
     pub npc: Npc,
     pub position: Position,
-    /// How many memories the NPC has.
-    pub count: usize,
+    /// How many memories the NPC has: counted by a full read only (a delta's copy counts
+    /// itself).
+    pub count: Option<usize>,
     /// Rows written since the position asked for, in creation order.
     pub rows: Vec<Memory>,
     /// Ids deleted since the position asked for.
@@ -145,7 +146,8 @@ impl MemoryCache {
         delta: Delta,
     ) -> PortResult<Applied> {
         self.ticks += 1;
-        if delta.count > self.capacity {
+        // A delta's rows are distinct memories of the NPC: more than fit say it is too big.
+        if delta.count.unwrap_or(delta.rows.len()) > self.capacity {
             self.forget(npcid);
             return Ok(Applied::TooBig);
         }
@@ -200,9 +202,15 @@ impl MemoryCache {
                 commit_now(&entry.store, npcid, batch)?;
             }
             entry.position = delta.position;
-            entry.count = delta.count;
+            entry.count = delta
+                .count
+                .unwrap_or_else(|| entry.store.memory_count(npcid));
         }
         entry.last_used = self.ticks;
+        if entry.count > self.capacity {
+            self.forget(npcid);
+            return Ok(Applied::TooBig);
+        }
         let store = entry.store.clone();
         self.evict_beyond_capacity(npcid);
         Ok(Applied::Serve(store))
@@ -258,12 +266,20 @@ mod tests {
                 incarnation: incarnation.into(),
                 rev,
             },
-            count,
+            count: Some(count),
             rows: rows
                 .iter()
                 .map(|(id, text)| Memory::new(*id, MemoryType::Other, *text, Timestamp(0)))
                 .collect(),
             tombstones: Vec::new(),
+        }
+    }
+
+    /// A delta read from a copy's position: D1 does not count the NPC's memories for it.
+    fn uncounted(incarnation: &str, rev: i64, rows: &[(&str, &str)]) -> Delta {
+        Delta {
+            count: None,
+            ..delta(incarnation, rev, 0, rows)
         }
     }
 
@@ -351,5 +367,53 @@ mod tests {
         assert!(cache.position("x").is_none());
         assert!(cache.position("y").is_some());
         assert_eq!(cache.held(), 2);
+    }
+
+    #[test]
+    fn an_uncounted_delta_is_counted_by_the_copy() {
+        let mut cache = MemoryCache::new(3);
+        served(
+            cache
+                .apply("n", None, delta("i", 1, 2, &[("a", "x"), ("b", "x")]))
+                .unwrap(),
+        );
+        let at1 = cache.position("n").unwrap();
+        // A rewrite of a held memory and one new memory: three in all, which still fit.
+        let store = served(
+            cache
+                .apply(
+                    "n",
+                    Some(&at1),
+                    uncounted("i", 2, &[("a", "y"), ("c", "x")]),
+                )
+                .unwrap(),
+        );
+        assert_eq!(summaries(&store), ["y", "x", "x"]);
+        assert_eq!(cache.held(), 3);
+        // A fourth memory: the copy no longer fits and goes; SQL serves the NPC.
+        let at2 = cache.position("n").unwrap();
+        assert!(matches!(
+            cache.apply("n", Some(&at2), uncounted("i", 3, &[("d", "x")])),
+            Ok(Applied::TooBig)
+        ));
+        assert!(cache.position("n").is_none());
+        assert_eq!(cache.held(), 0);
+    }
+
+    #[test]
+    fn a_delta_of_more_rows_than_fit_is_too_big() {
+        let mut cache = MemoryCache::new(2);
+        served(
+            cache
+                .apply("n", None, delta("i", 1, 1, &[("a", "x")]))
+                .unwrap(),
+        );
+        let at1 = cache.position("n").unwrap();
+        let rows = [("b", "x"), ("c", "x"), ("d", "x")];
+        assert!(matches!(
+            cache.apply("n", Some(&at1), uncounted("i", 2, &rows)),
+            Ok(Applied::TooBig)
+        ));
+        assert!(cache.position("n").is_none());
     }
 }

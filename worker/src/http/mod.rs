@@ -26,6 +26,12 @@ async fn run_route(
     ctx: RouteContext<Rc<Deferred>>,
 ) -> worker::Result<Response> {
     let surface = route.surface();
+    // Touches wait up to `FLUSH_LINGER_MS` for company; any other request of this isolate
+    // (a write, a delete, an export) first commits them, so a client that retrieves, then
+    // deletes or re-imports an NPC, never has an older touch land on the newer rows.
+    if route.op.follows_queued_touches() && !ctx.data.is_empty() {
+        crate::flush_reinforcement(&ctx.data).await;
+    }
     match handlers::serve(route, req, ctx).await {
         Ok(response) => Ok(response),
         Err(err) => err.response(surface),

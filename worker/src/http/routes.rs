@@ -74,6 +74,24 @@ pub struct Route {
     pub query: &'static [QueryParam],
 }
 
+impl Op {
+    /// Whether the route answers with memories it reinforces (its touches are queued).
+    pub fn reinforces(&self) -> bool {
+        matches!(
+            self,
+            Op::MemoryRetrieval
+                | Op::FakeRetrieval
+                | Op::Core(OpKind::SearchMemories | OpKind::Retrieve)
+        )
+    }
+
+    /// Whether the route reads or writes an NPC's data, so must come after the touches this
+    /// isolate has queued (everything but the retrievals and the data-free routes).
+    pub fn follows_queued_touches(&self) -> bool {
+        !self.reinforces() && !matches!(self, Op::Health | Op::OpenApi | Op::Dashboard)
+    }
+}
+
 impl Route {
     pub fn surface(&self) -> Surface {
         Surface::of_path(self.path)
