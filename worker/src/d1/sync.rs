@@ -71,41 +71,30 @@ pub fn statements(
     // memories, and the guard counted again): only a full read counts, to read no rows of
     // an NPC too big to copy. A delta's rows are distinct memories of the NPC, so more rows
     // than `capacity` already say "too big"; the copy counts itself after the delta.
-    let (head, rows) = match since {
+    let (count, rows_where, rows_params) = match since {
         None => (
-            statement(
-                db,
-                "SELECT incarnation, memory_rev, \
-                 (SELECT COUNT(*) FROM memories WHERE npcid = ?1) AS memory_count \
-                 FROM npcs WHERE npcid = ?1",
-                std::slice::from_ref(&id),
-            )?,
-            statement(
-                db,
-                &format!(
-                    "SELECT {MEMORY_JSON} FROM memories WHERE npcid = ?1 \
-                     AND (SELECT COUNT(*) FROM memories WHERE npcid = ?1) <= ?2 ORDER BY rid"
-                ),
-                &[id.clone(), uint(capacity as u64)],
-            )?,
+            "(SELECT COUNT(*) FROM memories WHERE npcid = ?1)",
+            "(SELECT COUNT(*) FROM memories WHERE npcid = ?1) <= ?2 ORDER BY rid",
+            vec![id.clone(), uint(capacity as u64)],
         ),
         Some(since) => (
-            statement(
-                db,
-                "SELECT incarnation, memory_rev, NULL AS memory_count \
-                 FROM npcs WHERE npcid = ?1",
-                std::slice::from_ref(&id),
-            )?,
-            statement(
-                db,
-                &format!(
-                    "SELECT {MEMORY_JSON} FROM memories WHERE npcid = ?1 AND rev > ?2 \
-                     ORDER BY rid LIMIT ?3"
-                ),
-                &[id.clone(), int(since.rev), uint(capacity as u64 + 1)],
-            )?,
+            "NULL",
+            "rev > ?2 ORDER BY rid LIMIT ?3",
+            vec![id.clone(), int(since.rev), uint(capacity as u64 + 1)],
         ),
     };
+    let head = statement(
+        db,
+        &format!(
+            "SELECT incarnation, memory_rev, {count} AS memory_count FROM npcs WHERE npcid = ?1"
+        ),
+        std::slice::from_ref(&id),
+    )?;
+    let rows = statement(
+        db,
+        &format!("SELECT {MEMORY_JSON} FROM memories WHERE npcid = ?1 AND {rows_where}"),
+        &rows_params,
+    )?;
     let mut statements = vec![
         npc_statement(db, npcid)?,
         head,
