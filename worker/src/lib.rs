@@ -50,9 +50,9 @@ thread_local! {
 }
 
 /// A flusher waits this long before its first write, so the touches of the retrievals that
-/// answer meanwhile go in the same D1 batch (at 16 concurrent retrievals: one write and one
-/// memory revision per ~20 answers, not per one or two; every revision makes the next sync
-/// read fetch the touched rows again). Only access counts wait; a lost flush loses only them.
+/// answer meanwhile go in the same D1 batch (at 16 clients, ~160 retrievals/s: one write and
+/// one memory revision per ~16 answers, not per one or two; every revision makes the next
+/// sync read fetch the touched rows again). Only access counts wait; a lost flush loses only them.
 const FLUSH_LINGER_MS: u64 = 100;
 /// A flusher stops taking new touches after this long (a request's `waitUntil` is limited);
 /// what is queued then goes with the next request's flusher.
