@@ -344,6 +344,10 @@ pub struct VectorFilter {
     /// exact `top_k` (the in-memory index partitions a large NPC's vectors of one collection
     /// and type into cells); a backend may ignore it and answer exactly.
     pub near: bool,
+    /// The lowest cosine the caller keeps (conflict resolution: the embedder's ambiguous
+    /// band): the index may leave out hits below it, and need not rank what it leaves out.
+    /// `None`: every hit counts.
+    pub floor: Option<f32>,
 }
 
 /// A nearest-neighbour index, partitioned by NPC (a namespace per NPC).

@@ -1604,6 +1604,7 @@ fn patch_changes_a_memory_with_the_add_validation() {
         collections: vec![hippo::memory::Collection::Memory],
         types: vec![hippo::memory::MemoryType::Style],
         near: false,
+        floor: None,
     };
     let hits = run(w.vectors.query("p", &v[0], 1, &filter)).unwrap();
     assert_eq!(hits[0].0, id);

@@ -14,7 +14,10 @@ use crate::retrieval::embed::{cosine, same_words};
 use crate::retrieval::tokenize::tokenize_query;
 use crate::time::Timestamp;
 use foldhash::HashMap;
-use indexmap::IndexMap;
+
+/// An insertion-ordered map by memory id, hashed with foldhash (SipHash, the default, was a
+/// twentieth of a fill's instructions: every new memory looks ids up in several of these).
+type IndexMap<V> = indexmap::IndexMap<String, V, foldhash::fast::RandomState>;
 
 /// How many similar memories conflict resolution compares a new one with.
 const CONFLICT_CANDIDATES: usize = 8;
@@ -77,7 +80,7 @@ impl Hippo {
             };
         let thresholds = self.ports.embedder.thresholds();
         // Every memory this plan writes, latest version, in first-touched order.
-        let mut touched: IndexMap<String, Memory> = IndexMap::new();
+        let mut touched: IndexMap<Memory> = IndexMap::default();
         let mut known = Known::default();
         let mut plan = MemoryPlan {
             embedding_error,
@@ -178,15 +181,16 @@ impl Hippo {
         npcid: &str,
         item: &NewMemory,
         vector: Option<&[f32]>,
-        touched: &IndexMap<String, Memory>,
+        touched: &IndexMap<Memory>,
         known: &mut Known,
     ) -> Result<Vec<(Memory, f32, bool)>> {
-        let mut sims: IndexMap<String, Option<f32>> = IndexMap::new();
+        let mut sims: IndexMap<Option<f32>> = IndexMap::default();
         if let Some(v) = vector {
             let filter = VectorFilter {
                 collections: vec![Collection::Memory],
                 types: vec![item.memory_type],
                 near: true,
+                floor: Some(self.ports.embedder.thresholds().ambiguous),
             };
             // A failing vector index only weakens duplicate detection; lexical still works.
             if let Ok(hits) = self
@@ -328,7 +332,7 @@ impl Hippo {
 /// with each later one of its type: normalising it each time was a tenth of a fill).
 #[derive(Default)]
 struct Known {
-    vectors: IndexMap<String, Vec<f32>>,
+    vectors: IndexMap<Vec<f32>>,
     normalized: HashMap<String, String>,
 }
 
@@ -354,8 +358,8 @@ pub(crate) fn vector_item(memory: &Memory, values: Vec<f32>) -> VectorItem {
 
 fn plan_insert(
     plan: &mut MemoryPlan,
-    touched: &mut IndexMap<String, Memory>,
-    known_vectors: &mut IndexMap<String, Vec<f32>>,
+    touched: &mut IndexMap<Memory>,
+    known_vectors: &mut IndexMap<Vec<f32>>,
     item: NewMemory,
     vector: Option<Vec<f32>>,
     now: Timestamp,
@@ -373,7 +377,7 @@ fn plan_insert(
 /// Inserts `item` as the new value and marks `old_id` as superseded by it.
 fn plan_supersede(
     plan: &mut MemoryPlan,
-    touched: &mut IndexMap<String, Memory>,
+    touched: &mut IndexMap<Memory>,
     item: NewMemory,
     vector: Option<Vec<f32>>,
     old: &Memory,

@@ -248,6 +248,7 @@ impl Hippo {
                 collections: searched.clone(),
                 types: r.types.clone(),
                 near: false,
+                floor: None,
             };
             // A vector index that is down degrades the answer, never fails it (SPEC §3.4).
             if let Ok(hits) = self

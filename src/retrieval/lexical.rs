@@ -276,7 +276,7 @@ impl LexicalIndex {
     /// documents.
     fn score(&self, terms: &[String], max_df: usize, mut add: impl FnMut(usize, f64)) {
         let avg_len = self.avg_len();
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = foldhash::HashSet::with_capacity_and_hasher(terms.len(), Default::default());
         for term in terms.iter().filter(|t| seen.insert(t.as_str())) {
             let Some(&term_id) = self.term_ids.get(term) else {
                 continue;

@@ -193,11 +193,14 @@ pub fn tokenize(text: &str) -> Vec<String> {
 
 /// The terms of a query: [`tokenize`], first occurrence of each kept.
 pub fn tokenize_query(text: &str) -> Vec<String> {
-    let mut seen = std::collections::HashSet::new();
-    tokenize(text)
-        .into_iter()
-        .filter(|t| seen.insert(t.clone()))
-        .collect()
+    let terms = tokenize(text);
+    let mut seen = foldhash::HashSet::with_capacity_and_hasher(terms.len(), Default::default());
+    let first: Vec<bool> = terms.iter().map(|t| seen.insert(t.as_str())).collect();
+    drop(seen);
+    let mut first = first.into_iter();
+    let mut terms = terms;
+    terms.retain(|_| first.next().unwrap_or(false));
+    terms
 }
 
 #[cfg(test)]

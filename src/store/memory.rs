@@ -35,8 +35,9 @@ struct NpcData {
     /// date → summary; BTreeMap keeps them oldest first.
     dailies: BTreeMap<String, String>,
     turns: Vec<Turn>,
-    /// In creation order (the stable order of listings).
-    memories: IndexMap<String, Memory>,
+    /// In creation order (the stable order of listings). Hashed with foldhash, not SipHash:
+    /// conflict resolution reads records by id for every new memory.
+    memories: IndexMap<String, Memory, foldhash::fast::RandomState>,
     #[serde(skip)]
     lease: Option<(String, Timestamp)>,
     /// Derived from `memories`; rebuilt on restore.

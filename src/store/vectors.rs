@@ -239,14 +239,17 @@ impl VectorSpace {
         let qnorm = dot(vector, vector).sqrt();
         let kinds = KindMask::new(filter);
         let codes = Query::new(&q.codes);
+        // `bar`: what a row's score must beat to be offered, the worst kept once the heap is
+        // full (most rows fail this one comparison, so the rest of the work is rare); from the
+        // start, with a floor, what a row whose rescored cosine reaches the floor scores.
+        let mut bar = filter.floor.map_or(f32::NEG_INFINITY, |floor| {
+            floor_score(vector, qnorm, q, floor)
+        });
         // The integer scan: a bounded heap of the best `shortlist` so far, worst on top.
         // Scores are scaled dot products over norms, comparable across slots; a zero vector's
         // weight is 0 and it is never kept.
         let shortlist = top_k.saturating_mul(RESCORE_FACTOR).max(RESCORE_MIN);
         let mut best: BinaryHeap<Hit<usize>> = BinaryHeap::with_capacity(shortlist + 1);
-        // `bar`: what a row's score must beat to be offered, the worst kept once the heap is
-        // full (most rows fail this one comparison, so the rest of the work is rare).
-        let mut bar = f32::NEG_INFINITY;
         let mut offer = |slot: usize, score: f32| -> Option<f32> {
             if self.weights[slot] <= 0.0 || !kinds.keeps(self.meta[slot]) {
                 return None;
@@ -321,6 +324,24 @@ impl KindMask {
     fn keeps(&self, (collection, memory_type): Kind) -> bool {
         self.0[collection as usize][memory_type as usize]
     }
+}
+
+/// The integer score below which a row's rescored cosine with the query is below `floor`.
+///
+/// A score times `q.scale / qnorm` is the cosine of the quantised query with the row's codes;
+/// the rescored cosine uses the query's own values, and the two differ by at most
+/// `‖q − q̂‖ · ‖r̂‖ / (‖q‖ · ‖r‖)` (Cauchy–Schwarz), where `‖r̂‖ ≤ 1.5 ‖r‖` for any dimension up to
+/// 127² (each code is off by at most half a step). So the floor less that margin, in score
+/// units, drops nothing the floor keeps; a small slack covers float rounding.
+fn floor_score(vector: &[f32], qnorm: f32, q: &Quantized, floor: f32) -> f32 {
+    let error: f32 = vector
+        .iter()
+        .zip(&q.codes)
+        .map(|(v, c)| (v - f32::from(*c) * q.scale).powi(2))
+        .sum::<f32>()
+        .sqrt();
+    let margin = 1.5 * error / qnorm + 1e-3;
+    (floor - margin) * qnorm / q.scale
 }
 
 /// `scale / norm`: 0 for a zero vector (a scan never keeps it).

@@ -371,6 +371,7 @@ mod tests {
             collections: vec![Collection::Memory],
             types: vec![MemoryType::Profile, MemoryType::Style],
             near: false,
+            floor: None,
         })
         .unwrap();
         assert_eq!(

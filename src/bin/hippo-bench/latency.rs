@@ -188,6 +188,7 @@ fn measure(size: usize, queries: usize) -> (Value, Value) {
             collections: vec![Collection::Memory, Collection::Content],
             types: Vec::new(),
             near: false,
+            floor: None,
         };
         let (hits, ms) = timed(|| {
             block_on(vectors.query(corpus::NPCID, &query_vector, VECTOR_CANDIDATES, &filter))

@@ -27,6 +27,7 @@ const ALL: VectorFilter = VectorFilter {
     collections: Vec::new(),
     types: Vec::new(),
     near: false,
+    floor: None,
 };
 
 pub(super) async fn nearest_first_by_cosine_within_filters(
@@ -85,6 +86,7 @@ pub(super) async fn nearest_first_by_cosine_within_filters(
         collections: vec![Collection::Content],
         types: vec![],
         near: false,
+        floor: None,
     };
     let got = port!(v.query(&a, &q, 10, &content));
     check!(ids(&got) == ["c1"], "collection filter {got:?}");
@@ -92,6 +94,7 @@ pub(super) async fn nearest_first_by_cosine_within_filters(
         collections: vec![Collection::Memory],
         types: vec![MemoryType::Preference],
         near: false,
+        floor: None,
     };
     let got = port!(v.query(&a, &q, 10, &prefs));
     check!(ids(&got) == ["m2"], "collection and type filter {got:?}");
@@ -99,6 +102,7 @@ pub(super) async fn nearest_first_by_cosine_within_filters(
         collections: vec![],
         types: vec![MemoryType::Profile, MemoryType::History],
         near: false,
+        floor: None,
     };
     let got = port!(v.query(&a, &q, 10, &two_types));
     check!(ids(&got) == ["m1", "c1"], "type filter {got:?}");
@@ -155,6 +159,7 @@ pub(super) async fn upserts_replace_and_deletes_keep_the_rest(
         collections: vec![Collection::Memory],
         types: vec![],
         near: false,
+        floor: None,
     };
     let got = port!(v.query(&a, &[0.0, 0.0, 0.0, 1.0], 10, &memories));
     check!(!ids(&got).contains(&"x"), "old collection kept {got:?}");

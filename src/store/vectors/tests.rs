@@ -67,6 +67,7 @@ fn near_filter(memory_type: MemoryType) -> VectorFilter {
         collections: vec![Collection::Memory],
         types: vec![memory_type],
         near: true,
+        floor: None,
     }
 }
 
@@ -251,6 +252,7 @@ fn the_scan_keeps_the_best_integer_scores_of_the_kinds_kept() {
                 collections: vec![Collection::Memory],
                 types: vec![MemoryType::History],
                 near: false,
+                floor: None,
             },
         ),
         (
@@ -301,4 +303,50 @@ fn the_scan_keeps_the_best_integer_scores_of_the_kinds_kept() {
 fn extreme_codes_do_not_overflow() {
     let a = vec![-127i8; 4096];
     assert_eq!(dot_i8(&a, &a), 127 * 127 * 4096);
+}
+
+#[test]
+fn a_floor_leaves_out_only_hits_below_it() {
+    // Dense unit vectors and sparse ones (a few large components, as the built-in embedder
+    // makes: the query's quantisation error is largest there), and their restatements.
+    let dim = 64;
+    let (dense, nudged) = cloud(1500, dim);
+    let sparse: Vec<Vec<f32>> = dense
+        .iter()
+        .map(|v| {
+            let kept = v
+                .iter()
+                .enumerate()
+                .map(|(i, x)| if i % 9 == 0 { *x } else { 0.0 });
+            crate::retrieval::embed::normalize_vector(kept.collect())
+        })
+        .collect();
+    let mut space = VectorSpace::default();
+    for (id, values) in dense.iter().chain(&sparse).enumerate() {
+        space
+            .upsert(item(id, MemoryType::Profile, values.clone()))
+            .unwrap();
+    }
+    let mut compared = 0;
+    for query in nudged.iter().chain(&sparse).step_by(7) {
+        for floor in [-1.0, 0.0, 0.3, 0.6, 0.78, 0.9, 0.99] {
+            let every = space.query(query, 8, &VectorFilter::default());
+            let floored = VectorFilter {
+                floor: Some(floor),
+                ..VectorFilter::default()
+            };
+            let kept: Vec<_> = every.into_iter().filter(|(_, s)| *s >= floor).collect();
+            let answer: Vec<_> = space
+                .query(query, 8, &floored)
+                .into_iter()
+                .filter(|(_, s)| *s >= floor)
+                .collect();
+            assert_eq!(answer, kept, "floor {floor}");
+            compared += kept.len();
+        }
+    }
+    assert!(
+        compared > 1000,
+        "the floors kept too little to compare: {compared}"
+    );
 }
