@@ -289,6 +289,20 @@ pub trait Store {
     async fn last_seq(&self, npcid: &str) -> PortResult<u64>;
     async fn memories(&self, npcid: &str, filter: &MemoryFilter) -> PortResult<Vec<Memory>>;
     async fn memories_by_id(&self, npcid: &str, ids: &[String]) -> PortResult<Vec<Memory>>;
+    /// The live (not superseded) memories among `ids` of one collection and type: conflict
+    /// resolution's candidates, read once per new memory. Most of what its look-ups find is
+    /// of another type; a backend that checks before copying a record (the in-memory store)
+    /// copies only what is kept. The default reads them all and filters.
+    async fn live_memories_by_id(
+        &self,
+        npcid: &str,
+        ids: &[String],
+        kind: (Collection, MemoryType),
+    ) -> PortResult<Vec<Memory>> {
+        let mut found = self.memories_by_id(npcid, ids).await?;
+        found.retain(|m| is_live_of_kind(m, kind));
+        Ok(found)
+    }
     /// Memories whose lexical text matches the query, best first, with a relevance score
     /// (higher is better; scale is the backend's own, the ranker normalises it).
     async fn lexical_search(
@@ -348,6 +362,12 @@ pub struct VectorFilter {
     /// band): the index may leave out hits below it, and need not rank what it leaves out.
     /// `None`: every hit counts.
     pub floor: Option<f32>,
+}
+
+/// Whether `m` is live and of `kind` (collection, type): what [`Store::live_memories_by_id`]
+/// keeps.
+pub fn is_live_of_kind(m: &Memory, (collection, memory_type): (Collection, MemoryType)) -> bool {
+    m.collection == collection && m.memory_type == memory_type && m.superseded_by.is_none()
 }
 
 /// A nearest-neighbour index, partitioned by NPC (a namespace per NPC).

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::memory::conflict::{self, normalize_text, Decision, Verdict};
 use crate::memory::strength::reinforce_on_encounter;
 use crate::memory::{Collection, Memory};
-use crate::ports::{EmbedKind, LexicalQuery, VectorFilter, VectorItem, Write};
+use crate::ports::{is_live_of_kind, EmbedKind, LexicalQuery, VectorFilter, VectorItem, Write};
 use crate::retrieval::embed::{cosine, same_words};
 use crate::retrieval::tokenize::tokenize_query;
 use crate::time::Timestamp;
@@ -222,13 +222,13 @@ impl Hippo {
             .filter(|id| !touched.contains_key(*id))
             .cloned()
             .collect();
-        let same_kind = |m: &Memory| {
-            m.collection == Collection::Memory
-                && m.memory_type == item.memory_type
-                && m.superseded_by.is_none()
-        };
-        let mut found: Vec<Memory> = self.ports.store.memories_by_id(npcid, &ids).await?;
-        found.retain(same_kind);
+        let kind = (Collection::Memory, item.memory_type);
+        let same_kind = |m: &Memory| is_live_of_kind(m, kind);
+        let mut found: Vec<Memory> = self
+            .ports
+            .store
+            .live_memories_by_id(npcid, &ids, kind)
+            .await?;
         // The store's, then the plan's (loops, not iterator chains: less code in the wasm).
         let mut planned: Vec<&Memory> = Vec::new();
         for m in touched.values() {

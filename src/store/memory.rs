@@ -9,7 +9,7 @@ use crate::conversation::Turn;
 use crate::diary::DiaryEntry;
 use crate::error::PortError;
 use crate::memory::strength::boosted_importance;
-use crate::memory::{Collection, Memory};
+use crate::memory::{Collection, Memory, MemoryType};
 use crate::npc::Npc;
 use crate::pkg::{PkgField, PkgSources, PkgValue};
 use crate::ports::*;
@@ -572,6 +572,23 @@ impl Store for MemoryStore {
             .read(npcid, |d| {
                 ids.iter()
                     .filter_map(|id| d.memories.get(id).cloned())
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
+    async fn live_memories_by_id(
+        &self,
+        npcid: &str,
+        ids: &[String],
+        kind: (Collection, MemoryType),
+    ) -> PortResult<Vec<Memory>> {
+        Ok(self
+            .read(npcid, |d| {
+                ids.iter()
+                    .filter_map(|id| d.memories.get(id))
+                    .filter(|m| is_live_of_kind(m, kind))
+                    .cloned()
                     .collect()
             })
             .unwrap_or_default())

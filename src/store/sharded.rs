@@ -8,7 +8,7 @@ use super::shard::ShardMap;
 use crate::conversation::Turn;
 use crate::diary::DiaryEntry;
 use crate::error::PortError;
-use crate::memory::Memory;
+use crate::memory::{Collection, Memory, MemoryType};
 use crate::npc::Npc;
 use crate::pkg::PkgField;
 use crate::ports::*;
@@ -123,6 +123,14 @@ impl Store for ShardedStore {
     }
     async fn memories_by_id(&self, npcid: &str, ids: &[String]) -> PortResult<Vec<Memory>> {
         self.of(npcid).memories_by_id(npcid, ids).await
+    }
+    async fn live_memories_by_id(
+        &self,
+        npcid: &str,
+        ids: &[String],
+        kind: (Collection, MemoryType),
+    ) -> PortResult<Vec<Memory>> {
+        self.of(npcid).live_memories_by_id(npcid, ids, kind).await
     }
     async fn lexical_search(
         &self,

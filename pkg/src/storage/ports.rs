@@ -7,7 +7,7 @@ use super::state::PersistedState;
 use async_trait::async_trait;
 use hippo::conversation::Turn;
 use hippo::diary::DiaryEntry;
-use hippo::memory::Memory;
+use hippo::memory::{Collection, Memory, MemoryType};
 use hippo::npc::Npc;
 use hippo::pkg::PkgField;
 use hippo::ports::*;
@@ -73,6 +73,14 @@ impl Store for PersistentStore {
     }
     async fn memories_by_id(&self, npcid: &str, ids: &[String]) -> PortResult<Vec<Memory>> {
         self.0.store()?.memories_by_id(npcid, ids).await
+    }
+    async fn live_memories_by_id(
+        &self,
+        npcid: &str,
+        ids: &[String],
+        kind: (Collection, MemoryType),
+    ) -> PortResult<Vec<Memory>> {
+        self.0.store()?.live_memories_by_id(npcid, ids, kind).await
     }
     async fn lexical_search(
         &self,

@@ -300,9 +300,12 @@ fn clean_subject(subject: &str) -> String {
         .map(|w| w.strip_suffix("'s").unwrap_or(w))
         .filter(|w| !SUBJECT_FILLERS_EN.contains(w))
         .collect();
-    let mut subject = normalize_text(&words.join(" ")).replace('的', "");
-    for filler in SUBJECT_FILLERS_ZH {
-        subject = subject.replace(filler, "");
+    let mut subject = normalize_text(&words.join(" "));
+    // Each `replace` builds a new string: only for what is there (most subjects are "user").
+    for filler in ["的"].iter().chain(SUBJECT_FILLERS_ZH) {
+        if subject.contains(filler) {
+            subject = subject.replace(filler, "");
+        }
     }
     subject
 }

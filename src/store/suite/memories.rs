@@ -90,6 +90,23 @@ pub(super) async fn memories_filter_page_and_touch(store: &dyn Store, p: &str) -
         by_id.len() == 2 && by_id.contains(&"m3".to_string()),
         "by id {by_id:?}"
     );
+    // Conflict resolution's read: live, of the kind asked, in the order asked.
+    let every: Vec<String> = ["c1", "m3", "m1", "nope", "m2"].map(String::from).into();
+    for (kind, want) in [
+        ((Collection::Memory, MemoryType::Profile), vec!["m2"]),
+        ((Collection::Memory, MemoryType::Preference), vec!["m3"]),
+        ((Collection::Content, MemoryType::History), vec!["c1"]),
+        ((Collection::Memory, MemoryType::History), vec![]),
+    ] {
+        let got = ids(port!(store.live_memories_by_id(&id, &every, kind)));
+        check!(got == want, "live of {kind:?}: {got:?}");
+    }
+    let elsewhere = ids(port!(store.live_memories_by_id(
+        &format!("{p}nobody"),
+        &every,
+        (Collection::Memory, MemoryType::Profile)
+    )));
+    check!(elsewhere.is_empty(), "another NPC's: {elsewhere:?}");
     let later = Timestamp(T0 + 3_600_000);
     write(
         store,

@@ -20,7 +20,7 @@ use async_trait::async_trait;
 use bind::*;
 use hippo::conversation::Turn;
 use hippo::diary::DiaryEntry;
-use hippo::memory::Memory;
+use hippo::memory::{Collection, Memory, MemoryType};
 use hippo::npc::Npc;
 use hippo::pkg::PkgField;
 use hippo::ports::*;
@@ -439,6 +439,21 @@ impl Store for D1Store {
             .collect();
         // In the order asked; unknown ids are skipped.
         Ok(ids.iter().filter_map(|id| found.remove(id)).collect())
+    }
+
+    /// From the isolate's copy when there is one (it copies only the records kept).
+    async fn live_memories_by_id(
+        &self,
+        npcid: &str,
+        ids: &[String],
+        kind: (Collection, MemoryType),
+    ) -> PortResult<Vec<Memory>> {
+        if let Some(view) = self.memory_view(npcid).await? {
+            return view.live_memories_by_id(npcid, ids, kind).await;
+        }
+        let mut found = self.memories_by_id(npcid, ids).await?;
+        found.retain(|m| is_live_of_kind(m, kind));
+        Ok(found)
     }
 
     async fn lexical_search(
