@@ -184,13 +184,15 @@ impl Hippo {
         touched: &IndexMap<Memory>,
         known: &mut Known,
     ) -> Result<Vec<(Memory, f32, bool)>> {
+        // Below this nothing can be picked: the vector look-up's floor, and the cut below.
+        let ambiguous = self.ports.embedder.thresholds().ambiguous;
         let mut sims: IndexMap<Option<f32>> = IndexMap::default();
         if let Some(v) = vector {
             let filter = VectorFilter {
                 collections: vec![Collection::Memory],
                 types: vec![item.memory_type],
                 near: true,
-                floor: Some(self.ports.embedder.thresholds().ambiguous),
+                floor: Some(ambiguous),
             };
             // A failing vector index only weakens duplicate detection; lexical still works.
             if let Ok(hits) = self
@@ -274,7 +276,6 @@ impl Hippo {
                 }
             }
         }
-        let ambiguous = self.ports.embedder.thresholds().ambiguous;
         let text = normalize_text(&item.summary);
         let sim = |m: &Memory, known: &Known| {
             sims.get(&m.id)

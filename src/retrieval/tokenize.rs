@@ -194,13 +194,16 @@ pub fn tokenize(text: &str) -> Vec<String> {
 /// The terms of a query: [`tokenize`], first occurrence of each kept.
 pub fn tokenize_query(text: &str) -> Vec<String> {
     let terms = tokenize(text);
-    let mut seen = foldhash::HashSet::with_capacity_and_hasher(terms.len(), Default::default());
-    let first: Vec<bool> = terms.iter().map(|t| seen.insert(t.as_str())).collect();
-    drop(seen);
-    let mut first = first.into_iter();
-    let mut terms = terms;
-    terms.retain(|_| first.next().unwrap_or(false));
+    // Which are first occurrences, found over borrowed terms (no copy of each term).
+    let first: Vec<bool> = {
+        let mut seen = foldhash::HashSet::with_capacity_and_hasher(terms.len(), Default::default());
+        terms.iter().map(|t| seen.insert(t.as_str())).collect()
+    };
     terms
+        .into_iter()
+        .zip(first)
+        .filter_map(|(term, first)| first.then_some(term))
+        .collect()
 }
 
 #[cfg(test)]
