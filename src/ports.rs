@@ -303,6 +303,19 @@ pub trait Store {
         found.retain(|m| is_live_of_kind(m, kind));
         Ok(found)
     }
+    /// The live memories of one collection and type whose summary normalises
+    /// ([`crate::memory::conflict::normalize_text`]) to `normalized`: a new memory's exact
+    /// duplicates, found by its text instead of by similarity. `None` when the backend keeps
+    /// no such index (the default): the caller then finds them by similarity. An answer may
+    /// hold other memories too (the caller compares texts), never miss a stored one.
+    async fn live_memories_with_text(
+        &self,
+        _npcid: &str,
+        _kind: (Collection, MemoryType),
+        _normalized: &str,
+    ) -> PortResult<Option<Vec<Memory>>> {
+        Ok(None)
+    }
     /// Memories whose lexical text matches the query, best first, with a relevance score
     /// (higher is better; scale is the backend's own, the ranker normalises it).
     async fn lexical_search(

@@ -201,6 +201,18 @@ fn conversation_appends_are_idempotent_per_session_and_index() {
 /// its lexical index (`VectorFilter::near`, `LexicalQuery::max_df`): buried under more
 /// same-type memories than either reads whole, a restatement still reinforces and a new value
 /// of a slot still supersedes, in both languages.
+/// A word of three syllables, a different one for each `n` below 1,728 (made-up people and
+/// places that no memory restates).
+fn made_up_word(n: usize) -> String {
+    const SYLLABLES: [&str; 12] = [
+        "ka", "lo", "mi", "ru", "te", "zan", "po", "vek", "dis", "qua", "nor", "bel",
+    ];
+    [n % 12, n / 12 % 12, n / 144 % 12]
+        .iter()
+        .map(|&d| SYLLABLES[d])
+        .collect()
+}
+
 #[test]
 fn conflicts_are_found_in_a_large_store() {
     let w = world();
@@ -221,15 +233,7 @@ fn conflicts_are_found_in_a_large_store() {
     );
     // More profile memories than the partition's and the lexical cut's thresholds, all with
     // "user" / "用户", each naming made-up people and places so that none restates another.
-    let word = |n: usize| -> String {
-        const SYLLABLES: [&str; 12] = [
-            "ka", "lo", "mi", "ru", "te", "zan", "po", "vek", "dis", "qua", "nor", "bel",
-        ];
-        [n % 12, n / 12 % 12, n / 144 % 12]
-            .iter()
-            .map(|&d| SYLLABLES[d])
-            .collect()
-    };
+    let word = made_up_word;
     let hanzi = |n: usize| -> String {
         let table: Vec<char> = "山水花鸟鱼虫风雨雷电春夏秋冬日月星云江河湖海松竹梅兰菊桃李杏柳"
             .chars()
@@ -271,6 +275,104 @@ fn conflicts_are_found_in_a_large_store() {
             _ => assert_eq!(result.supersedes.as_deref(), Some(old_id), "{summary}"),
         }
     }
+}
+
+#[test]
+fn an_exact_repeat_is_found_by_its_text_when_similarity_cannot_see_it() {
+    // The vector index is down and every word of the repeat is in more memories than the
+    // lexical look-up reads: only the text itself can still find the stored memory.
+    let w = world();
+    npc(&w, "rep", json!({}));
+    let degraded = hippo::Hippo::new(Ports {
+        vectors: Rc::new(DownVectors),
+        ..w.hippo.ports().clone()
+    });
+    let add_degraded = |summaries: Vec<String>| {
+        let memories: Vec<_> = summaries
+            .iter()
+            .map(|s| json!({"summary": s, "type": "preference"}))
+            .collect();
+        run(degraded.add_memories("rep", json(json!({ "memories": memories })))).unwrap()
+    };
+    let first = add_degraded(vec!["The user likes green tea".into()]);
+    // Memories that each hold one word of it among made-up ones, so that none is similar
+    // to it or to another.
+    let name = made_up_word;
+    let fillers: Vec<String> = ["user", "likes", "green", "tea"]
+        .iter()
+        .enumerate()
+        .flat_map(|(w, word)| {
+            (0..70).map(move |i| {
+                let n = (w * 70 + i) * 4;
+                format!(
+                    "{} {} {word} {} {}",
+                    name(n),
+                    name(n + 1),
+                    name(n + 2),
+                    name(n + 3)
+                )
+            })
+        })
+        .collect();
+    for chunk in fillers.chunks(100) {
+        let filled = add_degraded(chunk.to_vec());
+        assert!(filled.results.iter().all(|r| r.action == "inserted"));
+    }
+    let again = add_degraded(vec!["the user likes GREEN tea!".into()]);
+    assert_eq!(again.results[0].action, "reinforced");
+    assert_eq!(again.results[0].id, first.results[0].id);
+    // Of another type it is another memory.
+    let other = run(degraded.add_memories(
+        "rep",
+        json(json!({"memories": [{"summary": "The user likes green tea", "type": "profile"}]})),
+    ))
+    .unwrap();
+    assert_eq!(other.results[0].action, "inserted");
+}
+
+#[test]
+fn a_repeat_is_embedded_only_when_its_stored_copy_was_replaced_in_the_same_call() {
+    let (w, embedder, hippo) = counting_world();
+    run(hippo.upsert_npc("e", NpcUpsert::default())).unwrap();
+    // Texts per embedding request, and the results.
+    let add = |memories: serde_json::Value| {
+        embedder.texts.borrow_mut().clear();
+        let added = run(hippo.add_memories("e", json(json!({ "memories": memories })))).unwrap();
+        let actions: Vec<(String, String)> = added
+            .results
+            .into_iter()
+            .map(|r| (r.action, r.id))
+            .collect();
+        (embedder.texts.borrow().clone(), actions)
+    };
+    let (requests, first) = add(json!([
+        {"summary": "User lives in Berlin", "type": "profile"},
+        {"summary": "The user likes green tea", "type": "preference"}
+    ]));
+    assert_eq!(requests, [2]);
+    // Two repeats and a new memory: one request, for the new one.
+    let (requests, second) = add(json!([
+        {"summary": "user lives in berlin.", "type": "profile"},
+        {"summary": "The user plays chess", "type": "preference"},
+        {"summary": "The user likes green tea", "type": "preference"}
+    ]));
+    assert_eq!(requests, [1]);
+    assert_eq!(second[0], ("reinforced".to_string(), first[0].1.clone()));
+    assert_eq!(second[1].0, "inserted");
+    assert_eq!(second[2], ("reinforced".to_string(), first[1].1.clone()));
+    // A repeat of what the same call replaced is compared by similarity: it is embedded.
+    let (requests, third) = add(json!([
+        {"summary": "User lives in Bangkok", "type": "profile"},
+        {"summary": "User lives in Berlin", "type": "profile"}
+    ]));
+    assert_eq!(requests, [1, 1]);
+    assert_eq!(third[0].0, "superseded");
+    assert_eq!(third[1].0, "superseded");
+    assert_eq!(
+        w.vectors.count("e"),
+        5,
+        "every memory written has its vector"
+    );
 }
 
 #[test]
@@ -1219,6 +1321,20 @@ fn import_checks_every_record_and_keeps_tokens() {
     );
 }
 
+/// A world whose engine embeds through a [`CountingEmbedder`] over the built-in one.
+fn counting_world() -> (World, Rc<CountingEmbedder>, hippo::Hippo) {
+    let embedder = Rc::new(CountingEmbedder {
+        inner: hippo::retrieval::embed::BuiltinEmbedder::new(),
+        texts: Default::default(),
+    });
+    let w = world();
+    let hippo = hippo::Hippo::new(Ports {
+        embedder: embedder.clone(),
+        ..w.hippo.ports().clone()
+    });
+    (w, embedder, hippo)
+}
+
 /// An embedder that counts the texts it is asked for (any embedder: built-in or external).
 struct CountingEmbedder {
     inner: hippo::retrieval::embed::BuiltinEmbedder,
@@ -1254,15 +1370,7 @@ impl hippo::ports::Embedder for CountingEmbedder {
 /// query as a query, the texts as documents: two calls).
 #[test]
 fn retrieval_embeds_only_the_query_and_unseen_structured_texts() {
-    let embedder = Rc::new(CountingEmbedder {
-        inner: hippo::retrieval::embed::BuiltinEmbedder::new(),
-        texts: Default::default(),
-    });
-    let w = world();
-    let hippo = hippo::Hippo::new(Ports {
-        embedder: embedder.clone(),
-        ..w.hippo.ports().clone()
-    });
+    let (_w, embedder, hippo) = counting_world();
     let fields: Vec<_> = (0..50)
         .map(|i| json!({"key": format!("Field {i}"), "value": format!("value {i}")}))
         .collect();

@@ -72,23 +72,64 @@ impl Hippo {
             .iter()
             .map(|m| embedding_text(&m.summary, &m.keywords))
             .collect();
+        let normalized: Vec<String> = items.iter().map(|m| normalize_text(&m.summary)).collect();
+        let mut known = Known::default();
+        // Stored memories each new one repeats word for word, found by text before anything
+        // is embedded: a repeat is reinforced, so its vector (with a model, a request) would
+        // be wasted. `None`: not a repeat of a stored memory, or the store keeps no text index.
+        let mut repeats: Vec<Option<Vec<Memory>>> = Vec::with_capacity(items.len());
+        for (item, text) in items.iter().zip(&normalized) {
+            let mut stored = None;
+            if item.collection == Collection::Memory {
+                stored = self
+                    .ports
+                    .store
+                    .live_memories_with_text(npcid, (item.collection, item.memory_type), text)
+                    .await?;
+            }
+            if let Some(found) = &mut stored {
+                found.retain(|m| m.summary == item.summary || known.normalized(&m.summary) == text);
+            }
+            repeats.push(stored.filter(|found| !found.is_empty()));
+        }
         // Without vectors the lexical path still finds the memories; the index can be rebuilt.
-        let (vectors, embedding_error) =
-            match self.ports.embedder.embed(EmbedKind::Document, &texts).await {
-                Ok(vectors) => (Some(vectors), None),
-                Err(err) => (None, Some(err.to_string())),
-            };
+        let to_embed: Vec<String> = texts
+            .iter()
+            .zip(&repeats)
+            .filter(|(_, repeat)| repeat.is_none())
+            .map(|(text, _)| text.clone())
+            .collect();
+        let mut vectors: Vec<Option<Vec<f32>>> = vec![None; items.len()];
+        let mut embedding_error = None;
+        if !to_embed.is_empty() {
+            match self
+                .ports
+                .embedder
+                .embed(EmbedKind::Document, &to_embed)
+                .await
+            {
+                Ok(embedded) => {
+                    let slots = vectors
+                        .iter_mut()
+                        .zip(&repeats)
+                        .filter(|(_, r)| r.is_none());
+                    for ((slot, _), v) in slots.zip(embedded) {
+                        *slot = Some(v);
+                    }
+                }
+                Err(err) => embedding_error = Some(err.to_string()),
+            }
+        }
         let thresholds = self.ports.embedder.thresholds();
         // Every memory this plan writes, latest version, in first-touched order.
         let mut touched: IndexMap<Memory> = IndexMap::default();
-        let mut known = Known::default();
         let mut plan = MemoryPlan {
             embedding_error,
             ..MemoryPlan::default()
         };
 
         for (i, item) in items.into_iter().enumerate() {
-            let vector = vectors.as_ref().and_then(|v| v.get(i).cloned());
+            let mut vector = vectors[i].take();
             if item.collection != Collection::Memory {
                 plan_insert(
                     &mut plan,
@@ -100,9 +141,39 @@ impl Hippo {
                 );
                 continue;
             }
-            let mut candidates = self
-                .conflict_candidates(npcid, &item, vector.as_deref(), &touched, &mut known)
-                .await?;
+            let text = &normalized[i];
+            let stored = repeats[i].take();
+            let repeat = stored.is_some();
+            let exact = exact_candidates(stored, &item, text, &touched, &mut known);
+            // A repeat was not embedded: it needs its vector only to choose among several
+            // copies, or when the plan has already replaced what it repeats.
+            if repeat && exact.len() != 1 {
+                match self
+                    .ports
+                    .embedder
+                    .embed(EmbedKind::Document, &texts[i..=i])
+                    .await
+                {
+                    Ok(embedded) => vector = embedded.into_iter().next(),
+                    Err(err) => {
+                        plan.embedding_error.get_or_insert(err.to_string());
+                    }
+                }
+            }
+            let mut candidates = if exact.is_empty() {
+                self.conflict_candidates(
+                    npcid,
+                    &item,
+                    vector.as_deref(),
+                    text,
+                    &touched,
+                    &mut known,
+                )
+                .await?
+            } else {
+                self.most_similar_first(npcid, exact, vector.as_deref(), &known)
+                    .await
+            };
             let refs: Vec<(&Memory, f32, bool)> =
                 candidates.iter().map(|(m, s, e)| (m, *s, *e)).collect();
             let mut decision = conflict::decide_marked(&item.summary, &refs, thresholds);
@@ -116,7 +187,15 @@ impl Hippo {
                         Verdict::Duplicate => Decision::Reinforce { id: id.clone() },
                         Verdict::Supersedes => {
                             let old = old.clone();
-                            plan_supersede(&mut plan, &mut touched, item, vector, &old, now);
+                            plan_supersede(
+                                &mut plan,
+                                &mut touched,
+                                &mut known.vectors,
+                                item,
+                                vector,
+                                &old,
+                                now,
+                            );
                             continue;
                         }
                         Verdict::Distinct => Decision::Insert,
@@ -181,6 +260,7 @@ impl Hippo {
         npcid: &str,
         item: &NewMemory,
         vector: Option<&[f32]>,
+        text: &str,
         touched: &IndexMap<Memory>,
         known: &mut Known,
     ) -> Result<Vec<(Memory, f32, bool)>> {
@@ -276,7 +356,6 @@ impl Hippo {
                 }
             }
         }
-        let text = normalize_text(&item.summary);
         let sim = |m: &Memory, known: &Known| {
             sims.get(&m.id)
                 .copied()
@@ -307,6 +386,37 @@ impl Hippo {
         }
         out.reverse();
         Ok(out)
+    }
+
+    /// `exact` with their similarity to `vector` (decide reinforces the most similar of
+    /// several copies); one needs none.
+    async fn most_similar_first(
+        &self,
+        npcid: &str,
+        mut exact: Vec<(Memory, f32, bool)>,
+        vector: Option<&[f32]>,
+        known: &Known,
+    ) -> Vec<(Memory, f32, bool)> {
+        let Some(v) = vector.filter(|_| exact.len() > 1) else {
+            return exact;
+        };
+        let ids: Vec<String> = exact.iter().map(|(m, _, _)| m.id.clone()).collect();
+        // A few copies: a list, not a map (less code in the wasm).
+        let scored = self
+            .ports
+            .vectors
+            .similarities(npcid, v, &ids)
+            .await
+            .unwrap_or_default();
+        for (m, s, _) in &mut exact {
+            *s = known
+                .vectors
+                .get(&m.id)
+                .map(|known| cosine(v, known))
+                .or_else(|| scored.iter().find(|(id, _)| *id == m.id).map(|(_, s)| *s))
+                .unwrap_or(0.0);
+        }
+        exact
     }
 
     /// DUPLICATE / SUPERSEDES / DISTINCT for the ambiguous band: the LLM when configured
@@ -348,6 +458,33 @@ impl Known {
     }
 }
 
+/// `item`'s exact duplicates — live memories of its kind with its normalised `text` — among
+/// `stored` (the store's, found by text; `None`: the store keeps no text index or none
+/// matched) and the plan's: decide reinforces one of them whatever else is near, so the
+/// similarity look-ups are skipped and a repeat costs a hash look-up. A stored memory the
+/// plan touched counts in the plan's version, as in the similarity path.
+fn exact_candidates(
+    stored: Option<Vec<Memory>>,
+    item: &NewMemory,
+    text: &str,
+    touched: &IndexMap<Memory>,
+    known: &mut Known,
+) -> Vec<(Memory, f32, bool)> {
+    let kind = (Collection::Memory, item.memory_type);
+    let mut exact: Vec<(Memory, f32, bool)> = Vec::new();
+    for m in stored.into_iter().flatten() {
+        if !touched.contains_key(&m.id) {
+            exact.push((m, 0.0, true));
+        }
+    }
+    for m in touched.values() {
+        if is_live_of_kind(m, kind) && known.normalized(&m.summary) == text {
+            exact.push((m.clone(), 0.0, true));
+        }
+    }
+    exact
+}
+
 pub(crate) fn vector_item(memory: &Memory, values: Vec<f32>) -> VectorItem {
     VectorItem {
         id: memory.id.clone(),
@@ -379,6 +516,7 @@ fn plan_insert(
 fn plan_supersede(
     plan: &mut MemoryPlan,
     touched: &mut IndexMap<Memory>,
+    known_vectors: &mut IndexMap<Vec<f32>>,
     item: NewMemory,
     vector: Option<Vec<f32>>,
     old: &Memory,
@@ -402,6 +540,8 @@ fn plan_supersede(
     ));
     touched.insert(old.id.clone(), old);
     if let Some(v) = vector {
+        // Known, so that a later memory of the plan compared with it does not embed it again.
+        known_vectors.insert(memory.id.clone(), v.clone());
         plan.vectors.push(vector_item(&memory, v));
     }
     touched.insert(memory.id.clone(), memory);

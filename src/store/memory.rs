@@ -4,6 +4,7 @@
 //! [`MemoryStore::snapshot`] after every commit). Commits validate first and then apply
 //! writes that cannot fail, so a batch lands whole or not at all.
 
+use super::texts::{memory_key, text_key, TextIndex};
 use super::Sink;
 use crate::conversation::Turn;
 use crate::diary::DiaryEntry;
@@ -47,6 +48,10 @@ struct NpcData {
     /// restore.
     #[serde(skip)]
     listed: Vec<Listed>,
+    /// Positions of the memories by normalised text and kind (conflict resolution's exact
+    /// duplicates); derived, built on the first look-up and kept up to date after it.
+    #[serde(skip)]
+    texts: Option<TextIndex>,
 }
 
 /// The fields a listing filters on first, kept beside the records: a time-bound retrieval
@@ -65,6 +70,11 @@ impl Listed {
             updated_at: m.updated_at,
         }
     }
+}
+
+/// What conflict resolution compares memories within: collection and type.
+fn kind(m: &Memory) -> (Collection, MemoryType) {
+    (m.collection, m.memory_type)
 }
 
 impl NpcData {
@@ -367,16 +377,35 @@ fn apply(state: &mut State, npcid: &str, write: Write) {
                 );
             }
             let listed = Listed::of(&memory);
+            // A rewrite with the same text and kind keeps its key.
+            let rekey = data
+                .texts
+                .is_some()
+                .then(|| match data.memories.get(&memory.id) {
+                    Some(old) if old.summary == memory.summary && kind(old) == kind(&memory) => {
+                        None
+                    }
+                    old => Some((old.map(memory_key), memory_key(&memory))),
+                });
             let (at, _) = data.memories.insert_full(memory.id.clone(), memory);
             match data.listed.get_mut(at) {
                 Some(row) => *row = listed,
                 None => data.listed.push(listed),
             }
+            if let (Some(texts), Some(Some((old, new)))) = (data.texts.as_mut(), rekey) {
+                if let Some(old) = old {
+                    texts.remove(old, at);
+                }
+                texts.add(new, at);
+            }
         }
         Write::DeleteMemory { id } => {
             data.lexical.remove(&id);
-            if let Some((at, _, _)) = data.memories.shift_remove_full(&id) {
+            if let Some((at, _, old)) = data.memories.shift_remove_full(&id) {
                 data.listed.remove(at);
+                if let Some(texts) = data.texts.as_mut() {
+                    texts.shifted_out(memory_key(&old), at);
+                }
             }
         }
         Write::Touch { ids, at } => {
@@ -592,6 +621,31 @@ impl Store for MemoryStore {
                     .collect()
             })
             .unwrap_or_default())
+    }
+
+    /// From the NPC's text index, built on the first call (one normalisation per memory).
+    async fn live_memories_with_text(
+        &self,
+        npcid: &str,
+        kind: (Collection, MemoryType),
+        normalized: &str,
+    ) -> PortResult<Option<Vec<Memory>>> {
+        let mut state = self.state.borrow_mut();
+        let Some(data) = state.npcs.get_mut(npcid).filter(|d| d.npc.is_some()) else {
+            return Ok(Some(Vec::new()));
+        };
+        let texts = data
+            .texts
+            .get_or_insert_with(|| TextIndex::of(data.memories.values()));
+        let mut found = Vec::new();
+        for at in texts.positions(text_key(kind, normalized)) {
+            if let Some((_, m)) = data.memories.get_index(at) {
+                if is_live_of_kind(m, kind) {
+                    found.push(m.clone());
+                }
+            }
+        }
+        Ok(Some(found))
     }
 
     async fn lexical_search(

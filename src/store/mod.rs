@@ -8,6 +8,7 @@ pub mod shard;
 pub mod sharded;
 #[cfg(feature = "testing")]
 pub mod suite;
+pub mod texts;
 pub mod vectors;
 
 pub use memory::MemoryStore;

@@ -132,6 +132,16 @@ impl Store for ShardedStore {
     ) -> PortResult<Vec<Memory>> {
         self.of(npcid).live_memories_by_id(npcid, ids, kind).await
     }
+    async fn live_memories_with_text(
+        &self,
+        npcid: &str,
+        kind: (Collection, MemoryType),
+        normalized: &str,
+    ) -> PortResult<Option<Vec<Memory>>> {
+        self.of(npcid)
+            .live_memories_with_text(npcid, kind, normalized)
+            .await
+    }
     async fn lexical_search(
         &self,
         npcid: &str,

@@ -82,6 +82,17 @@ impl Store for PersistentStore {
     ) -> PortResult<Vec<Memory>> {
         self.0.store()?.live_memories_by_id(npcid, ids, kind).await
     }
+    async fn live_memories_with_text(
+        &self,
+        npcid: &str,
+        kind: (Collection, MemoryType),
+        normalized: &str,
+    ) -> PortResult<Option<Vec<Memory>>> {
+        self.0
+            .store()?
+            .live_memories_with_text(npcid, kind, normalized)
+            .await
+    }
     async fn lexical_search(
         &self,
         npcid: &str,

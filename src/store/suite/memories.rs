@@ -310,3 +310,94 @@ pub(super) async fn lexical_search_and_stats(store: &dyn Store, p: &str) -> Case
     );
     Ok(())
 }
+
+/// Conflict resolution's exact duplicates by text, for a backend that indexes texts: every
+/// live memory of the kind whose summary normalises alike, and still after the writes that
+/// move, rewrite, supersede and delete memories once the index exists.
+pub(super) async fn exact_texts_follow_writes(store: &dyn Store, p: &str) -> CaseResult {
+    use crate::memory::conflict::normalize_text;
+    let id = format!("{p}texts");
+    create(store, &id).await?;
+    let profile = (Collection::Memory, MemoryType::Profile);
+    let preference = (Collection::Memory, MemoryType::Preference);
+    let put =
+        |id: &str, summary: &str, (collection, t): (Collection, MemoryType)| Write::PutMemory {
+            memory: memory(id, summary, t, collection),
+        };
+    write(
+        store,
+        &id,
+        vec![
+            put("m1", "User lives in Berlin", profile),
+            put("m2", "用户喜欢喝茶。", preference),
+            put("m3", "user lives in berlin!", profile),
+            put("m4", "User lives in Berlin", preference),
+            put(
+                "c1",
+                "User lives in Berlin",
+                (Collection::Content, MemoryType::History),
+            ),
+        ],
+    )
+    .await?;
+    // The ids of the live memories of `kind` with `text`'s normalised text (None: no index).
+    let exact = |npcid: String, kind, text: &'static str| async move {
+        let normalized = normalize_text(text);
+        let found = port!(store.live_memories_with_text(&npcid, kind, &normalized));
+        let Some(found) = found else {
+            return Ok::<_, String>(None);
+        };
+        // An answer may hold other texts; it never holds another kind or a replaced memory.
+        check!(
+            found.iter().all(|m| is_live_of_kind(m, kind)),
+            "{text}: {found:?}"
+        );
+        let mut ids: Vec<String> = found
+            .into_iter()
+            .filter(|m| normalize_text(&m.summary) == normalized)
+            .map(|m| m.id)
+            .collect();
+        ids.sort();
+        Ok(Some(ids))
+    };
+    let Some(berlin) = exact(id.clone(), profile, "User lives in Berlin.").await? else {
+        return Ok(()); // This backend finds duplicates by similarity alone.
+    };
+    check!(berlin == ["m1", "m3"], "Berlin profiles {berlin:?}");
+    let elsewhere = exact(format!("{p}nobody"), profile, "User lives in Berlin").await?;
+    check!(
+        elsewhere.as_ref().is_none_or(Vec::is_empty),
+        "another NPC's: {elsewhere:?}"
+    );
+    let mut replaced = memory(
+        "m6",
+        "User lives in Berlin",
+        MemoryType::Profile,
+        Collection::Memory,
+    );
+    replaced.superseded_by = Some("m5".into());
+    write(
+        store,
+        &id,
+        vec![
+            Write::DeleteMemory { id: "m1".into() },
+            put("m3", "User lives in Bern", profile),
+            put("m5", "USER lives in Berlin", profile),
+            Write::PutMemory { memory: replaced },
+        ],
+    )
+    .await?;
+    for (kind, text, want) in [
+        (profile, "user lives in berlin", vec!["m5"]),
+        (profile, "User lives in Bern.", vec!["m3"]),
+        (preference, "用户喜欢喝茶", vec!["m2"]),
+        (preference, "User lives in Berlin", vec!["m4"]),
+    ] {
+        let got = exact(id.clone(), kind, text).await?;
+        check!(
+            got.as_ref().is_some_and(|g| *g == want),
+            "{text} ({kind:?}): {got:?}, want {want:?}"
+        );
+    }
+    Ok(())
+}

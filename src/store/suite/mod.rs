@@ -121,6 +121,7 @@ pub async fn run_store_suite(store: &dyn Store, prefix: &str) -> Vec<(String, Ca
     case!(guarded_rewrite_of_a_touched_memory_conflicts);
     case!(concurrent_appends_and_touches_all_land);
     case!(memories_filter_page_and_touch);
+    case!(exact_texts_follow_writes);
     case!(lexical_search_and_stats);
     case!(tokens_by_hash);
     case!(lease_excludes_others_until_it_lapses);

@@ -456,6 +456,20 @@ impl Store for D1Store {
         Ok(found)
     }
 
+    /// From the isolate's copy when there is one; SQL keeps no text index (the caller then
+    /// looks duplicates up by similarity).
+    async fn live_memories_with_text(
+        &self,
+        npcid: &str,
+        kind: (Collection, MemoryType),
+        normalized: &str,
+    ) -> PortResult<Option<Vec<Memory>>> {
+        match self.memory_view(npcid).await? {
+            Some(view) => view.live_memories_with_text(npcid, kind, normalized).await,
+            None => Ok(None),
+        }
+    }
+
     async fn lexical_search(
         &self,
         npcid: &str,
