@@ -373,6 +373,40 @@ fn a_repeat_is_embedded_only_when_its_stored_copy_was_replaced_in_the_same_call(
         5,
         "every memory written has its vector"
     );
+    // Two stored copies (an import may hold both): decide reinforces the more similar, so
+    // the repeat needs its vector, and it goes in the call's one request.
+    let tea = run(w.store.memories_by_id("e", &[first[1].1.clone()])).unwrap();
+    let copy = hippo::memory::Memory {
+        id: "mem_tea_copy".into(),
+        ..tea[0].clone()
+    };
+    let text = hippo::engine::embedding_text(&copy.summary, &copy.keywords);
+    let values = run(BuiltinEmbedder::new().embed(EmbedKind::Document, &[text])).unwrap();
+    let vector = hippo::ports::VectorItem {
+        id: copy.id.clone(),
+        collection: copy.collection,
+        memory_type: copy.memory_type,
+        values: values[0].clone(),
+    };
+    let mut batch = WriteBatch::new();
+    batch.push(Write::PutMemory { memory: copy });
+    run(w.store.commit("e", batch)).unwrap();
+    run(hippo::ports::VectorIndex::upsert(
+        &*w.vectors,
+        "e",
+        vec![vector],
+    ))
+    .unwrap();
+    let (requests, fourth) = add(json!([
+        {"summary": "The user likes green tea", "type": "preference"},
+        {"summary": "The user plays go", "type": "preference"}
+    ]));
+    assert_eq!(requests, [2]);
+    assert_eq!(fourth[0].0, "reinforced");
+    assert!(
+        [first[1].1.as_str(), "mem_tea_copy"].contains(&fourth[0].1.as_str()),
+        "{fourth:?}"
+    );
 }
 
 #[test]

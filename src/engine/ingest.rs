@@ -92,11 +92,17 @@ impl Hippo {
             }
             repeats.push(stored.filter(|found| !found.is_empty()));
         }
-        // Without vectors the lexical path still finds the memories; the index can be rebuilt.
+        // Embedded in one request: all but the repeats of exactly one stored memory (decide
+        // picks the most similar of several copies, so those need their vectors). Without
+        // vectors the lexical path still finds the memories; the index can be rebuilt.
+        let skipped: Vec<bool> = repeats
+            .iter()
+            .map(|found| found.as_ref().is_some_and(|f| f.len() == 1))
+            .collect();
         let to_embed: Vec<String> = texts
             .iter()
-            .zip(&repeats)
-            .filter(|(_, repeat)| repeat.is_none())
+            .zip(&skipped)
+            .filter(|(_, skipped)| !**skipped)
             .map(|(text, _)| text.clone())
             .collect();
         let mut vectors: Vec<Option<Vec<f32>>> = vec![None; items.len()];
@@ -109,10 +115,7 @@ impl Hippo {
                 .await
             {
                 Ok(embedded) => {
-                    let slots = vectors
-                        .iter_mut()
-                        .zip(&repeats)
-                        .filter(|(_, r)| r.is_none());
+                    let slots = vectors.iter_mut().zip(&skipped).filter(|(_, s)| !**s);
                     for ((slot, _), v) in slots.zip(embedded) {
                         *slot = Some(v);
                     }
@@ -142,12 +145,10 @@ impl Hippo {
                 continue;
             }
             let text = &normalized[i];
-            let stored = repeats[i].take();
-            let repeat = stored.is_some();
-            let exact = exact_candidates(stored, &item, text, &touched, &mut known);
-            // A repeat was not embedded: it needs its vector only to choose among several
-            // copies, or when the plan has already replaced what it repeats.
-            if repeat && exact.len() != 1 {
+            let exact = exact_candidates(repeats[i].take(), &item, text, &touched, &mut known);
+            // A skipped repeat needs its vector after all when the plan has already replaced
+            // what it repeats, or added another copy.
+            if skipped[i] && exact.len() != 1 {
                 match self
                     .ports
                     .embedder
