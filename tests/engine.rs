@@ -278,6 +278,90 @@ fn conflicts_are_found_in_a_large_store() {
 }
 
 #[test]
+fn the_store_text_index_changes_no_decision() {
+    // The same calls through a store that finds exact repeats by text (the in-memory store)
+    // and through one that keeps no text index (the similarity path alone): the same action
+    // on the same memory for every new one.
+    let indexed = world();
+    let plain = world();
+    let without_index = hippo::Hippo::new(Ports {
+        store: Rc::new(TestStore::failing(plain.store.clone())),
+        ..plain.hippo.ports().clone()
+    });
+    let calls: [&[&str]; 4] = [
+        &[
+            "The user likes green tea",
+            "The user lives in Berlin",
+            "用户最喜欢的饮料是咖啡",
+            "The user has a dog named Max",
+            "The user collects old maps",
+        ],
+        &[
+            "the user likes GREEN tea!",
+            "The user lives in Bern",
+            "用户最喜欢的饮料是茶",
+            "The user has a dog named Max",
+            "The user plays chess on weekends",
+            "The user likes green tea",
+        ],
+        &[
+            "The user lives in Berlin",
+            "The user likes green tea.",
+            "用户最喜欢的饮料是茶。",
+            "The user plays chess at weekends",
+            "The user lives in Bern",
+        ],
+        // A repeat whose keywords make its vector unlike the stored one's: only its text
+        // says it is the same memory.
+        &[
+            "The user collects old maps|kayak, harbour, lantern, violin, glacier, orchard, \
+           pepper, quartz, saddle, tunnel, walrus, yodel, zephyr, bramble, cobalt, dynamo",
+        ],
+    ];
+    // Each result as (action, which memory, which it supersedes), memories numbered in the
+    // order they first appear (ids are random).
+    let outcomes = |hippo: &hippo::Hippo| {
+        run(hippo.upsert_npc("same", json(json!({"display_name": "灵绯", "pkg": {}})))).unwrap();
+        let mut numbers: Vec<String> = Vec::new();
+        let mut number = |id: &str| match numbers.iter().position(|n| n == id) {
+            Some(at) => at,
+            None => {
+                numbers.push(id.to_string());
+                numbers.len() - 1
+            }
+        };
+        let mut out = Vec::new();
+        for summaries in calls {
+            let memories: Vec<_> = summaries
+                .iter()
+                .map(|s| {
+                    let (summary, keywords) = s.split_once('|').unwrap_or((s, ""));
+                    let keywords: Vec<&str> =
+                        keywords.split(", ").filter(|k| !k.is_empty()).collect();
+                    json!({"summary": summary, "keywords": keywords, "type": "preference"})
+                })
+                .collect();
+            let added =
+                run(hippo.add_memories("same", json(json!({ "memories": memories })))).unwrap();
+            for r in added.results {
+                let supersedes = r.supersedes.as_deref().map(&mut number);
+                out.push((r.action, number(&r.id), supersedes));
+            }
+        }
+        out
+    };
+    let with_text = outcomes(&indexed.hippo);
+    assert_eq!(with_text, outcomes(&without_index));
+    // And the calls exercise every path: repeats, restatements, new values, new memories.
+    for action in ["inserted", "reinforced", "superseded"] {
+        assert!(
+            with_text.iter().any(|(a, _, _)| a == action),
+            "{with_text:?}"
+        );
+    }
+}
+
+#[test]
 fn an_exact_repeat_is_found_by_its_text_when_similarity_cannot_see_it() {
     // The vector index is down and every word of the repeat is in more memories than the
     // lexical look-up reads: only the text itself can still find the stored memory.

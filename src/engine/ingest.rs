@@ -74,10 +74,16 @@ impl Hippo {
             .collect();
         let normalized: Vec<String> = items.iter().map(|m| normalize_text(&m.summary)).collect();
         let mut known = Known::default();
+        for (item, text) in items.iter().zip(&normalized) {
+            known.normalized.insert(item.summary.clone(), text.clone());
+        }
         // Stored memories each new one repeats word for word, found by text before anything
         // is embedded: a repeat is reinforced, so its vector (with a model, a request) would
         // be wasted. `None`: not a repeat of a stored memory, or the store keeps no text index.
         let mut repeats: Vec<Option<Vec<Memory>>> = Vec::with_capacity(items.len());
+        // Whether the store answered for the item: then a stored memory it did not return has
+        // another text, and the similarity path need not compare texts.
+        let mut texts_known: Vec<bool> = Vec::with_capacity(items.len());
         for (item, text) in items.iter().zip(&normalized) {
             let mut stored = None;
             if item.collection == Collection::Memory {
@@ -87,6 +93,7 @@ impl Hippo {
                     .live_memories_with_text(npcid, (item.collection, item.memory_type), text)
                     .await?;
             }
+            texts_known.push(stored.is_some());
             if let Some(found) = &mut stored {
                 found.retain(|m| m.summary == item.summary || known.normalized(&m.summary) == text);
             }
@@ -162,11 +169,16 @@ impl Hippo {
                 }
             }
             let mut candidates = if exact.is_empty() {
+                let stored_texts = if texts_known[i] {
+                    StoredTexts::Differ
+                } else {
+                    StoredTexts::Unknown
+                };
                 self.conflict_candidates(
                     npcid,
                     &item,
                     vector.as_deref(),
-                    text,
+                    (text, stored_texts),
                     &touched,
                     &mut known,
                 )
@@ -255,13 +267,14 @@ impl Hippo {
     /// (decide takes the most similar, and below the band anything is an insert), so a call
     /// of many memories neither clones nor normalises every memory it touched for each new
     /// one. Each candidate is normalised once and each record copied once (the store's are
-    /// moved out of the read).
+    /// moved out of the read). When the store's text index found no stored memory with
+    /// `text` ([`StoredTexts::Differ`]), no stored text is normalised.
     async fn conflict_candidates(
         &self,
         npcid: &str,
         item: &NewMemory,
         vector: Option<&[f32]>,
-        text: &str,
+        (text, stored_texts): (&str, StoredTexts),
         touched: &IndexMap<Memory>,
         known: &mut Known,
     ) -> Result<Vec<(Memory, f32, bool)>> {
@@ -366,16 +379,19 @@ impl Hippo {
         };
         // Which of `compared` decide can pick (by index), with similarity and exact match.
         let mut keep: Vec<(usize, f32, bool)> = Vec::new();
+        let stored = found.len();
         for (i, m) in compared.iter().enumerate() {
             let s = sim(m, known);
-            let same = known.normalized(&m.summary) == text;
+            let same = match stored_texts {
+                StoredTexts::Differ if i < stored => false,
+                _ => known.normalized(&m.summary) == text,
+            };
             if s >= ambiguous || same {
                 keep.push((i, s, same));
             }
         }
         // The store's memories are moved out, the plan's cloned: each record is copied once.
         // Last first, so that taking a stored one out leaves the earlier indices in place.
-        let stored = found.len();
         let mut out = Vec::new();
         while let Some((i, s, same)) = keep.pop() {
             let memory = if i < stored {
@@ -437,6 +453,15 @@ impl Hippo {
     pub(crate) async fn upsert_vectors(&self, npcid: &str, vectors: Vec<VectorItem>) -> bool {
         vectors.is_empty() || self.ports.vectors.upsert(npcid, vectors).await.is_ok()
     }
+}
+
+/// What conflict resolution knows of the stored memories' texts beside a new memory's.
+#[derive(Debug, Clone, Copy)]
+enum StoredTexts {
+    /// The store keeps no text index: any stored candidate may have the same text.
+    Unknown,
+    /// The store's text index found no live memory of the kind with the same text.
+    Differ,
 }
 
 /// What a plan knows of the memories it compared so far: their embeddings (planned or
