@@ -6,7 +6,7 @@ use super::new_memory::{fit_keywords, NewMemory};
 use super::Hippo;
 use crate::api::AddMemoryResult;
 use crate::error::{Error, Result};
-use crate::memory::conflict::{self, normalize_text, Decision, Verdict};
+use crate::memory::conflict::{self, normalize_text, Decision, Slots, Verdict};
 use crate::memory::strength::reinforce_on_encounter;
 use crate::memory::{Collection, Memory};
 use crate::ports::{is_live_of_kind, EmbedKind, LexicalQuery, VectorFilter, VectorItem, Write};
@@ -189,14 +189,18 @@ impl Hippo {
             };
             let refs: Vec<(&Memory, f32, bool)> =
                 candidates.iter().map(|(m, s, e)| (m, *s, *e)).collect();
-            let mut decision = conflict::decide_marked(&item.summary, &refs, thresholds);
+            let mut decision =
+                conflict::decide_marked(&item.summary, &refs, thresholds, &mut known.slots);
             if let Decision::Ambiguous { id } = &decision {
                 let old = candidates
                     .iter()
                     .find(|(m, _, _)| &m.id == id)
                     .map(|(m, _, _)| m);
                 decision = match old {
-                    Some(old) => match self.verdict(&item.summary, &old.summary).await {
+                    Some(old) => match self
+                        .verdict(&item.summary, &old.summary, &mut known.slots)
+                        .await
+                    {
                         Verdict::Duplicate => Decision::Reinforce { id: id.clone() },
                         Verdict::Supersedes => {
                             let old = old.clone();
@@ -436,16 +440,17 @@ impl Hippo {
         exact
     }
 
-    /// DUPLICATE / SUPERSEDES / DISTINCT for the ambiguous band: the LLM when configured
-    /// (falling back to the rules if it fails or answers garbage), else the rules.
-    async fn verdict(&self, new_summary: &str, old_summary: &str) -> Verdict {
+    /// DUPLICATE / SUPERSEDES / DISTINCT for a pair [`conflict::decide_marked`] called
+    /// ambiguous (so their texts normalise differently): the LLM when configured (falling
+    /// back to the rules if it fails or answers garbage), else the rules.
+    async fn verdict(&self, new_summary: &str, old_summary: &str, slots: &mut Slots) -> Verdict {
         if let Some(model) = &self.ports.llm {
             if let Some(v) = crate::llm::ask_verdict(model.as_ref(), new_summary, old_summary).await
             {
                 return v;
             }
         }
-        conflict::rule_verdict(new_summary, old_summary, same_words)
+        conflict::rule_verdict_of_other_texts(new_summary, old_summary, same_words, slots)
     }
 
     /// Upserts vectors after their memories are durable. The vector index is derived data:
@@ -471,6 +476,7 @@ enum StoredTexts {
 struct Known {
     vectors: IndexMap<Vec<f32>>,
     normalized: HashMap<String, String>,
+    slots: Slots,
 }
 
 impl Known {

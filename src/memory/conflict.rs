@@ -148,16 +148,18 @@ pub fn decide(
         .iter()
         .map(|&(m, s)| (m, s, normalize_text(&m.summary) == text))
         .collect();
-    decide_marked(new_summary, &marked, thresholds)
+    decide_marked(new_summary, &marked, thresholds, &mut Slots::default())
 }
 
 /// [`decide`] with each candidate's exact match already known (`true`: the same
 /// [`normalize_text`] as the new fact): conflict resolution normalises each memory it
-/// compares once per call, not once per new memory.
+/// compares once per call, not once per new memory, and parses each text's slot once
+/// (`slots`).
 pub fn decide_marked(
     new_summary: &str,
     candidates: &[(&Memory, f32, bool)],
     thresholds: SimilarityThresholds,
+    slots: &mut Slots,
 ) -> Decision {
     let live = || {
         candidates
@@ -171,7 +173,8 @@ pub fn decide_marked(
     }
     match live().filter(|(_, s, _)| !s.is_nan()).max_by(most_similar) {
         Some((m, s, _))
-            if *s >= thresholds.duplicate && !new_slot_value(new_summary, &m.summary) =>
+            if *s >= thresholds.duplicate
+                && slots.compare(new_summary, &m.summary) != SlotMatch::NewValue =>
         {
             Decision::Reinforce { id: m.id.clone() }
         }
@@ -180,13 +183,43 @@ pub fn decide_marked(
     }
 }
 
-/// Whether both texts set the same subject slot to different values.
-fn new_slot_value(new_summary: &str, old_summary: &str) -> bool {
-    matches!(
-        (subject_slot(new_summary), subject_slot(old_summary)),
-        (Some((slot_new, value_new)), Some((slot_old, value_old)))
-            if slot_new == slot_old && value_new != value_old
-    )
+/// How two texts' subject slots ([`subject_slot`]) relate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlotMatch {
+    /// The same slot with the same value.
+    SameValue,
+    /// The same slot with another value.
+    NewValue,
+    /// No slot in common.
+    Unrelated,
+}
+
+/// The subject slots of the texts one conflict resolution compares, each parsed once: a new
+/// memory's slot is read by [`decide_marked`] and again by the rules, and a memory near many
+/// new ones is compared with each (the parse was a twelfth of a fill's instructions).
+#[derive(Debug, Default)]
+pub struct Slots(foldhash::HashMap<String, Option<(String, String)>>);
+
+impl Slots {
+    pub fn compare(&mut self, new_text: &str, old_text: &str) -> SlotMatch {
+        for text in [new_text, old_text] {
+            if !self.0.contains_key(text) {
+                self.0.insert(text.to_string(), subject_slot(text));
+            }
+        }
+        match (self.0.get(new_text), self.0.get(old_text)) {
+            (Some(Some((slot_new, value_new))), Some(Some((slot_old, value_old))))
+                if slot_new == slot_old =>
+            {
+                if value_new == value_old {
+                    SlotMatch::SameValue
+                } else {
+                    SlotMatch::NewValue
+                }
+            }
+            _ => SlotMatch::Unrelated,
+        }
+    }
 }
 
 /// The no-LLM verdict for an ambiguous pair: the same normalised text, the same words
@@ -203,17 +236,23 @@ pub fn rule_verdict(
     if normalize_text(new_summary) == normalize_text(old_summary) {
         return Verdict::Duplicate;
     }
+    rule_verdict_of_other_texts(new_summary, old_summary, same_words, &mut Slots::default())
+}
+
+/// [`rule_verdict`] for two texts known to normalise differently (a pair [`decide_marked`]
+/// calls ambiguous), with the slots parsed so far.
+pub fn rule_verdict_of_other_texts(
+    new_summary: &str,
+    old_summary: &str,
+    same_words: impl Fn(&str, &str) -> bool,
+    slots: &mut Slots,
+) -> Verdict {
     // The slot first: "lives in Berlin" / "lives in Bern" share nearly every word.
-    match (subject_slot(new_summary), subject_slot(old_summary)) {
-        (Some((slot_new, value_new)), Some((slot_old, value_old))) if slot_new == slot_old => {
-            if value_new == value_old {
-                Verdict::Duplicate
-            } else {
-                Verdict::Supersedes
-            }
-        }
-        _ if same_words(new_summary, old_summary) => Verdict::Duplicate,
-        _ => Verdict::Distinct,
+    match slots.compare(new_summary, old_summary) {
+        SlotMatch::SameValue => Verdict::Duplicate,
+        SlotMatch::NewValue => Verdict::Supersedes,
+        SlotMatch::Unrelated if same_words(new_summary, old_summary) => Verdict::Duplicate,
+        SlotMatch::Unrelated => Verdict::Distinct,
     }
 }
 
@@ -345,6 +384,40 @@ mod tests {
             );
         }
         assert_eq!(decide("anything", &[], BANDS), Decision::Insert);
+    }
+
+    #[test]
+    fn slots_parsed_once_answer_as_parsed_each_time() {
+        // One memo across every pair, each text met as the new and as the old one: the
+        // answers of a fresh parse each time.
+        let texts = [
+            "用户最喜欢的饮料是咖啡",
+            "用户最喜欢的饮料是茶",
+            "User lives in Berlin",
+            "The user lives in Bern",
+            "The user lives in Berlin",
+            "The user has a dog",
+        ];
+        let mut shared = Slots::default();
+        let mut kinds = Vec::new();
+        for new in texts {
+            for old in texts {
+                let fresh = Slots::default().compare(new, old);
+                assert_eq!(shared.compare(new, old), fresh, "{new} / {old}");
+                kinds.push(fresh);
+            }
+        }
+        for kind in [
+            SlotMatch::SameValue,
+            SlotMatch::NewValue,
+            SlotMatch::Unrelated,
+        ] {
+            assert!(kinds.contains(&kind), "{kind:?} never met");
+        }
+        assert_eq!(
+            Slots::default().compare("The user lives in Bern", "User lives in Berlin"),
+            SlotMatch::NewValue
+        );
     }
 
     #[test]

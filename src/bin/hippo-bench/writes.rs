@@ -4,10 +4,11 @@
 //!
 //! For each size N (the corpus of `hippo-bench latency`): the NPC is imported with its first
 //! N − 100 × calls memories, then the rest arrive through `add_memories`, 100 per call, each
-//! call timed (per-call cost at N). With `--fill`, a fresh NPC also receives all N memories
-//! 100 per call from empty (the total), beside one `import_npc` of the same N (the floor).
+//! call timed (per-call cost at N; `--calls 0`: none). With `--fill`, a fresh NPC also
+//! receives all N memories 100 per call from empty (the total), beside one `import_npc` of the
+//! same N (the floor).
 //!
-//! Last line with `--json`: `{"writes": {"N": {"call_p50_ms", "call_max_ms", "import_ms",
+//! Last line with `--json`: `{"writes": {"N": {"call_p50_ms"?, "call_max_ms"?, "import_ms",
 //! "fill_ms"?, "fill_actions"?: {"inserted", "reinforced", "superseded"}}}}`: the actions tell
 //! whether two builds' look-ups found the same conflicts.
 
@@ -104,12 +105,13 @@ pub fn run(args: &Args) -> Result<(), String> {
         drop(hippo);
         times.sort_by(f64::total_cmp);
         let import_ms = import(&engine(), &document)?;
-        let mut row = json!({
-            "call_min_ms": round(times[0]),
-            "call_p50_ms": round(times[times.len() / 2]),
-            "call_max_ms": round(times[times.len() - 1]),
-            "import_ms": round(import_ms),
-        });
+        let mut row = json!({ "import_ms": round(import_ms) });
+        // `--calls 0`: no call on the imported store (a profile of the fill alone).
+        if let (Some(min), Some(max)) = (times.first(), times.last()) {
+            row["call_min_ms"] = json!(round(*min));
+            row["call_p50_ms"] = json!(round(times[times.len() / 2]));
+            row["call_max_ms"] = json!(round(*max));
+        }
         let mut fill = String::from("-");
         let mut ratio = String::from("-");
         if args.flag("fill") {
@@ -138,10 +140,10 @@ pub fn run(args: &Args) -> Result<(), String> {
         println!(
             "{:>7} | {:>27} | {:>10.0} | {:>10} {:>7}",
             size,
-            format!(
-                "{} / {} / {}",
-                row["call_min_ms"], row["call_p50_ms"], row["call_max_ms"]
-            ),
+            match row.get("call_min_ms") {
+                Some(min) => format!("{min} / {} / {}", row["call_p50_ms"], row["call_max_ms"]),
+                None => "-".into(),
+            },
             import_ms,
             fill,
             ratio
