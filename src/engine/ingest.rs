@@ -83,7 +83,7 @@ impl Hippo {
         let mut repeats: Vec<Option<Vec<Memory>>> = Vec::with_capacity(items.len());
         // Whether the store answered for the item: then a stored memory it did not return has
         // another text, and the similarity path need not compare texts.
-        let mut texts_known: Vec<bool> = Vec::with_capacity(items.len());
+        let mut stored_texts: Vec<StoredTexts> = Vec::with_capacity(items.len());
         for (item, text) in items.iter().zip(&normalized) {
             let mut stored = None;
             if item.collection == Collection::Memory {
@@ -93,7 +93,10 @@ impl Hippo {
                     .live_memories_with_text(npcid, (item.collection, item.memory_type), text)
                     .await?;
             }
-            texts_known.push(stored.is_some());
+            stored_texts.push(match stored {
+                Some(_) => StoredTexts::Differ,
+                None => StoredTexts::Unknown,
+            });
             if let Some(found) = &mut stored {
                 found.retain(|m| m.summary == item.summary || known.normalized(&m.summary) == text);
             }
@@ -169,16 +172,11 @@ impl Hippo {
                 }
             }
             let mut candidates = if exact.is_empty() {
-                let stored_texts = if texts_known[i] {
-                    StoredTexts::Differ
-                } else {
-                    StoredTexts::Unknown
-                };
                 self.conflict_candidates(
                     npcid,
                     &item,
                     vector.as_deref(),
-                    (text, stored_texts),
+                    (text, stored_texts[i]),
                     &touched,
                     &mut known,
                 )
