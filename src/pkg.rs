@@ -246,7 +246,7 @@ pub fn validate_stored(pkg: &Pkg, sources: &PkgSources, what: &str) -> Result<()
                 "{what}_source_turns[{key:?}] links a field the PKG does not have"
             )));
         }
-        crate::memory::check_source_turns(ids, &format!("{what}_source_turns[{key:?}]"))?;
+        crate::memory::check_source_turns(ids, format_args!("{what}_source_turns[{key:?}]"))?;
     }
     if field_count(pkg) > MAX_FIELDS {
         return Err(Error::invalid(format!(

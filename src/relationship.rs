@@ -371,7 +371,7 @@ pub fn validate_stored<'a>(
             [("alias", Some(&e.alias)), ("title", Some(&e.title))],
             Some(&e.remark),
         )?;
-        crate::memory::check_source_turns(&e.source_turns, &format!("{at}.source_turns"))?;
+        crate::memory::check_source_turns(&e.source_turns, format_args!("{at}.source_turns"))?;
     }
     Ok(())
 }

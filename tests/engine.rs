@@ -415,6 +415,28 @@ fn an_exact_repeat_is_found_by_its_text_when_similarity_cannot_see_it() {
 }
 
 #[test]
+fn a_restatement_finds_a_memory_stored_without_a_vector() {
+    // Stored while the vector index was down, the memory has no vector: a restatement finds
+    // it by its words, embeds its text, and reinforces it. The store's text index said no
+    // memory has the restatement's text, which must not drop a hit the index cannot score.
+    let w = world();
+    npc(&w, "nv", json!({}));
+    let degraded = hippo::Hippo::new(Ports {
+        vectors: Rc::new(DownVectors),
+        ..w.hippo.ports().clone()
+    });
+    let add_to = |hippo: &hippo::Hippo, summary: &str| {
+        let memories = json!([{ "summary": summary, "type": "preference" }]);
+        run(hippo.add_memories("nv", json(json!({ "memories": memories })))).unwrap()
+    };
+    let first = add_to(&degraded, "The user likes green tea in the morning");
+    assert_eq!(w.vectors.count("nv"), 0);
+    let again = add_to(&w.hippo, "The user likes green tea every morning");
+    assert_eq!(again.results[0].action, "reinforced");
+    assert_eq!(again.results[0].id, first.results[0].id);
+}
+
+#[test]
 fn a_repeat_is_embedded_only_when_its_stored_copy_was_replaced_in_the_same_call() {
     let (w, embedder, hippo) = counting_world();
     run(hippo.upsert_npc("e", NpcUpsert::default())).unwrap();
@@ -935,6 +957,60 @@ fn export_delete_import_round_trip_is_lossless() {
         run(w.hippo.import_npc("e", wrong)),
         Err(Error::InvalidInput(_))
     ));
+}
+
+#[test]
+fn an_import_error_names_the_record_and_field() {
+    let w = world();
+    npc(&w, "src", json!({}));
+    run(w.hippo.append_conversation(
+        "src",
+        json(json!({"session_id": "s", "turns": [
+            {"role": "user", "content": "hi"}, {"role": "user", "content": "again"}
+        ]})),
+    ))
+    .unwrap();
+    add(
+        &w,
+        "src",
+        json!([{"summary": "User lives in Berlin", "type": "profile"},
+               {"summary": "User plays chess", "type": "preference"}]),
+    );
+    let doc = run(w.hippo.export_npc("src")).unwrap();
+    let import = |edit: &dyn Fn(&mut NpcExport)| {
+        let mut bad = doc.clone();
+        edit(&mut bad);
+        match run(w.hippo.import_npc("dst", bad)) {
+            Err(Error::InvalidInput(message)) => message,
+            other => panic!("{other:?}"),
+        }
+    };
+    let cases: [(&dyn Fn(&mut NpcExport), &str); 5] = [
+        (
+            &|d| d.memories[1].confidence = 2.0,
+            "memories[1].confidence must be between 0 and 1",
+        ),
+        (
+            &|d| d.memories[1].summary = " ".into(),
+            "memories[1].summary cannot be empty",
+        ),
+        (
+            &|d| d.memories[1].id = d.memories[0].id.clone(),
+            "memories[1].id repeats an earlier id",
+        ),
+        (
+            &|d| d.memories[0].source_turns = vec!["a/b".to_string()].into(),
+            "memories[0].source_turns must hold turn ids",
+        ),
+        (
+            &|d| d.turns[1].content = String::new(),
+            "turns[1].content cannot be empty",
+        ),
+    ];
+    for (edit, expected) in cases {
+        let message = import(edit);
+        assert!(message.starts_with(expected), "{message}");
+    }
 }
 
 #[test]

@@ -28,7 +28,7 @@ fn parse_role(role: &str, i: usize) -> Result<Role> {
 }
 
 /// Text that must say something: non-empty after trimming, at most `max` characters.
-pub(super) fn check_text(text: &str, what: &str, max: usize) -> Result<()> {
+pub(super) fn check_text(text: &str, what: impl std::fmt::Display, max: usize) -> Result<()> {
     if text.trim().is_empty() {
         return Err(Error::invalid(format!("{what} cannot be empty")));
     }
@@ -43,7 +43,7 @@ pub(super) fn check_text(text: &str, what: &str, max: usize) -> Result<()> {
 /// Checks a stored log entry (an import) by the rules of `POST /api/conversation`: a turn has
 /// a role and at most [`MAX_TURN_CHARS`] characters, a session summary none and at most
 /// [`MAX_CONVERSATION_SUMMARY_CHARS`]; session ids as appended; an addressable id; `seq` from 1.
-pub(crate) fn validate_stored_turn(t: &Turn, what: &str) -> Result<()> {
+pub(crate) fn validate_stored_turn(t: &Turn, what: impl std::fmt::Display) -> Result<()> {
     if !crate::ids::is_path_safe_id(&t.id) {
         return Err(Error::invalid(format!(
             "{what}.id must be 1-64 characters of A-Z a-z 0-9 _ . : -"
@@ -53,16 +53,18 @@ pub(crate) fn validate_stored_turn(t: &Turn, what: &str) -> Result<()> {
         return Err(Error::invalid(format!("{what}.seq must be at least 1")));
     }
     if let Some(s) = &t.session_id {
-        check_text(s, &format!("{what}.session_id"), MAX_SESSION_ID_CHARS)?;
+        check_text(s, format_args!("{what}.session_id"), MAX_SESSION_ID_CHARS)?;
     }
-    let content = format!("{what}.content");
+    // Field names are formatted only when an error names them (`format_args!`).
     match (t.kind, t.role) {
         (EntryKind::Turn, Some(_)) if t.turn_index != Some(SUMMARY_INDEX) => {
-            check_text(&t.content, &content, MAX_TURN_CHARS)
+            check_text(&t.content, format_args!("{what}.content"), MAX_TURN_CHARS)
         }
-        (EntryKind::Summary, None) => {
-            check_text(&t.content, &content, MAX_CONVERSATION_SUMMARY_CHARS)
-        }
+        (EntryKind::Summary, None) => check_text(
+            &t.content,
+            format_args!("{what}.content"),
+            MAX_CONVERSATION_SUMMARY_CHARS,
+        ),
         _ => Err(Error::invalid(format!(
             "{what}: a turn has a role (and an index below {SUMMARY_INDEX}), a summary none"
         ))),
@@ -95,7 +97,11 @@ impl Hippo {
         let mut parsed = Vec::with_capacity(req.turns.len());
         for (i, t) in req.turns.iter().enumerate() {
             let role = parse_role(&t.role, i)?;
-            check_text(&t.content, &format!("turns[{i}].content"), MAX_TURN_CHARS)?;
+            check_text(
+                &t.content,
+                format_args!("turns[{i}].content"),
+                MAX_TURN_CHARS,
+            )?;
             let index = t.index.unwrap_or(i as u32);
             if index == SUMMARY_INDEX {
                 return Err(Error::invalid(format!("turns[{i}].index is out of range")));

@@ -6,11 +6,11 @@ use super::new_memory::{fit_keywords, NewMemory};
 use super::Hippo;
 use crate::api::AddMemoryResult;
 use crate::error::{Error, Result};
-use crate::memory::conflict::{self, normalize_text, Decision, Slots, Verdict};
+use crate::memory::conflict::{self, normalize_text, Decision, Verdict};
 use crate::memory::strength::reinforce_on_encounter;
 use crate::memory::{Collection, Memory};
 use crate::ports::{is_live_of_kind, EmbedKind, LexicalQuery, VectorFilter, VectorItem, Write};
-use crate::retrieval::embed::{cosine, same_words};
+use crate::retrieval::embed::{cosine, same_words_cached};
 use crate::retrieval::tokenize::tokenize_query;
 use crate::time::Timestamp;
 use foldhash::HashMap;
@@ -187,18 +187,19 @@ impl Hippo {
             };
             let refs: Vec<(&Memory, f32, bool)> =
                 candidates.iter().map(|(m, s, e)| (m, *s, *e)).collect();
-            let mut decision =
-                conflict::decide_marked(&item.summary, &refs, thresholds, &mut known.slots);
+            let mut decision = conflict::decide_marked(
+                &item.summary,
+                &refs,
+                thresholds,
+                &mut self.slots.borrow_mut(),
+            );
             if let Decision::Ambiguous { id } = &decision {
                 let old = candidates
                     .iter()
                     .find(|(m, _, _)| &m.id == id)
                     .map(|(m, _, _)| m);
                 decision = match old {
-                    Some(old) => match self
-                        .verdict(&item.summary, &old.summary, &mut known.slots)
-                        .await
-                    {
+                    Some(old) => match self.verdict(&item.summary, &old.summary).await {
                         Verdict::Duplicate => Decision::Reinforce { id: id.clone() },
                         Verdict::Supersedes => {
                             let old = old.clone();
@@ -441,13 +442,15 @@ impl Hippo {
     /// DUPLICATE / SUPERSEDES / DISTINCT for a pair [`conflict::decide_marked`] called
     /// ambiguous (so their texts normalise differently): the LLM when configured (falling
     /// back to the rules if it fails or answers garbage), else the rules.
-    async fn verdict(&self, new_summary: &str, old_summary: &str, slots: &mut Slots) -> Verdict {
+    async fn verdict(&self, new_summary: &str, old_summary: &str) -> Verdict {
         if let Some(model) = &self.ports.llm {
             if let Some(v) = crate::llm::ask_verdict(model.as_ref(), new_summary, old_summary).await
             {
                 return v;
             }
         }
+        let same_words = |a: &str, b: &str| same_words_cached(&self.embed_cache, a, b);
+        let slots = &mut self.slots.borrow_mut();
         conflict::rule_verdict_of_other_texts(new_summary, old_summary, same_words, slots)
     }
 
@@ -474,7 +477,6 @@ enum StoredTexts {
 struct Known {
     vectors: IndexMap<Vec<f32>>,
     normalized: HashMap<String, String>,
-    slots: Slots,
 }
 
 impl Known {

@@ -33,6 +33,7 @@ pub use sources::MAX_SOURCES_PER_ITEM;
 
 use crate::error::{Error, Result};
 use crate::ids::validate_npcid;
+use crate::memory::conflict::Slots;
 use crate::memory::strength::DecayConfig;
 use crate::npc::Npc;
 use crate::ports::{Clock, Embedder, Llm, Store, VectorIndex};
@@ -61,6 +62,8 @@ pub struct Hippo {
     embedder_checked: Cell<bool>,
     /// Vectors of structured candidates (PKG fields, entities, diary days) by text.
     embed_cache: Rc<RefCell<EmbeddingCache>>,
+    /// Subject slots of the texts conflict resolution compared lately (a bounded memo).
+    slots: RefCell<Slots>,
     /// Where retrievals queue their touches when the binding commits them after answering.
     deferred: Option<Rc<Deferred>>,
 }
@@ -77,6 +80,7 @@ impl Hippo {
             decay: DecayConfig::default(),
             embedder_checked: Cell::new(false),
             embed_cache: Rc::new(RefCell::new(EmbeddingCache::default())),
+            slots: RefCell::new(Slots::default()),
             deferred: None,
         }
     }

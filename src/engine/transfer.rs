@@ -152,23 +152,27 @@ fn validate_export(doc: &mut NpcExport) -> Result<()> {
     }
     let mut last_seq = 0;
     for (i, turn) in doc.turns.iter().enumerate() {
-        let what = format!("turns[{i}]");
-        validate_stored_turn(turn, &what)?;
+        // Field names are formatted only when an error names them (`format_args!`).
+        validate_stored_turn(turn, format_args!("turns[{i}]"))?;
         if turn.seq <= last_seq {
             return Err(Error::invalid(format!(
-                "{what}.seq must be above the one before it"
+                "turns[{i}].seq must be above the one before it"
             )));
         }
         last_seq = turn.seq;
     }
     let mut ids = HashSet::new();
     for (i, memory) in doc.memories.iter_mut().enumerate() {
-        let what = format!("memories[{i}]");
         memory.keywords = fit_keywords(std::mem::take(&mut memory.keywords));
-        validate_record(memory, &what)?;
-        crate::memory::check_source_turns(&memory.source_turns, &format!("{what}.source_turns"))?;
+        validate_record(memory, format_args!("memories[{i}]"))?;
+        crate::memory::check_source_turns(
+            &memory.source_turns,
+            format_args!("memories[{i}].source_turns"),
+        )?;
         if !ids.insert(memory.id.clone()) {
-            return Err(Error::invalid(format!("{what}.id repeats an earlier id")));
+            return Err(Error::invalid(format!(
+                "memories[{i}].id repeats an earlier id"
+            )));
         }
     }
     Ok(())

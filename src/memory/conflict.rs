@@ -194,14 +194,26 @@ pub enum SlotMatch {
     Unrelated,
 }
 
-/// The subject slots of the texts one conflict resolution compares, each parsed once: a new
-/// memory's slot is read by [`decide_marked`] and again by the rules, and a memory near many
-/// new ones is compared with each (the parse was a twelfth of a fill's instructions).
+/// The subject slots of the texts conflict resolution compares, each parsed once while held:
+/// a new memory's slot is read by [`decide_marked`] and again by the rules, and a memory near
+/// many new ones is compared with each, in one call and the calls after it (the parse was a
+/// twelfth of a fill's instructions). A memo of at most [`SLOTS_HELD`] texts, emptied when
+/// full.
 #[derive(Debug, Default)]
 pub struct Slots(foldhash::HashMap<String, Option<(String, String)>>);
 
+/// Texts a [`Slots`] holds at most (a few hundred bytes each).
+pub const SLOTS_HELD: usize = 4096;
+
 impl Slots {
     pub fn compare(&mut self, new_text: &str, old_text: &str) -> SlotMatch {
+        let unparsed = [new_text, old_text]
+            .iter()
+            .filter(|text| !self.0.contains_key(**text))
+            .count();
+        if self.0.len() + unparsed > SLOTS_HELD {
+            self.0.clear();
+        }
         for text in [new_text, old_text] {
             if !self.0.contains_key(text) {
                 self.0.insert(text.to_string(), subject_slot(text));
@@ -418,6 +430,18 @@ mod tests {
             Slots::default().compare("The user lives in Bern", "User lives in Berlin"),
             SlotMatch::NewValue
         );
+        // Held across many comparisons, it stays bounded and answers the same, also when it
+        // fills up between a pair's two texts (one text held first, then pairs).
+        let mut held = Slots::default();
+        assert_eq!(
+            held.compare("User lives in Oslo", "User lives in Oslo"),
+            SlotMatch::SameValue
+        );
+        for n in 0..SLOTS_HELD + 10 {
+            let (new, old) = (format!("User lives in {n}a"), format!("User lives in {n}b"));
+            assert_eq!(held.compare(&new, &old), SlotMatch::NewValue, "{n}");
+            assert!(held.0.len() <= SLOTS_HELD);
+        }
     }
 
     #[test]

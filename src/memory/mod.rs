@@ -217,7 +217,10 @@ pub fn merge_source_turns(ids: &mut Vec<String>, more: &[String]) {
 
 /// Checks stored links (an import): at most [`MAX_SOURCE_TURNS`] ids, each one a turn id
 /// could be (1-64 characters of A-Z a-z 0-9 _ . : -), none twice.
-pub fn check_source_turns(ids: &[String], what: &str) -> crate::error::Result<()> {
+pub fn check_source_turns(
+    ids: &[String],
+    what: impl std::fmt::Display,
+) -> crate::error::Result<()> {
     let bad = |why: &str| Err(crate::error::Error::invalid(format!("{what} {why}")));
     if ids.len() > MAX_SOURCE_TURNS {
         return bad(&format!("holds more than {MAX_SOURCE_TURNS} turn ids"));

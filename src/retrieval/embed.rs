@@ -13,9 +13,12 @@
 //! paraphrases that share words or word pieces, not synonyms. A real embedding model (SPEC
 //! §2.6) replaces it when configured.
 
+use super::embed_cache::{text_key, EmbeddingCache};
 use super::tokenize::{cjk_term_slices, normalize, segments, word_term, Segment};
 use crate::ports::{EmbedKind, Embedder, PortResult, SimilarityThresholds};
 use async_trait::async_trait;
+use std::cell::RefCell;
+use std::rc::Rc;
 
 /// Vector size: small enough for 100k memories per NPC in a browser tab (100 MB at f32 would
 /// be too much at 1024), large enough that hash collisions stay rare for memory-sized texts.
@@ -141,7 +144,29 @@ pub fn normalize_vector(mut values: Vec<f32>) -> Vec<f32> {
 /// resolution's no-LLM rules take it as a duplicate.
 pub fn same_words(a: &str, b: &str) -> bool {
     let e = BuiltinEmbedder::new();
-    cosine(&e.embed_text(a), &e.embed_text(b)) >= THRESHOLDS.duplicate
+    words_alike(&e.embed_text(a), &e.embed_text(b))
+}
+
+/// [`same_words`] with each text's vector from `cache` when it was embedded before, under the
+/// built-in embedder's key (the vectors retrieval caches when the built-in embedder serves are
+/// these): a memory near many new ones is compared with each, and embedding it again for
+/// every verdict was a twentieth of a fill's instructions.
+pub fn same_words_cached(cache: &RefCell<EmbeddingCache>, a: &str, b: &str) -> bool {
+    let embedder = format!("{NAME}:{DIMENSION}");
+    let vector = |text: &str| -> Rc<[f32]> {
+        let key = text_key(&embedder, text);
+        if let Some(v) = cache.borrow_mut().get(&key) {
+            return v;
+        }
+        let v: Rc<[f32]> = BuiltinEmbedder::new().embed_text(text).into();
+        cache.borrow_mut().insert(key, v.clone());
+        v
+    };
+    words_alike(&vector(a), &vector(b))
+}
+
+fn words_alike(a: &[f32], b: &[f32]) -> bool {
+    cosine(a, b) >= THRESHOLDS.duplicate
 }
 
 /// Cosine similarity; 0 when either vector is zero or the lengths differ.
@@ -234,6 +259,38 @@ mod tests {
         assert_eq!(dot(&a, &a), naive);
         assert_eq!(normalize_vector(vec![3.0, 4.0]), vec![0.6, 0.8]);
         assert_eq!(normalize_vector(vec![0.0, 0.0]), vec![0.0, 0.0]);
+    }
+
+    #[test]
+    fn same_words_from_the_cache_answer_as_embedded_each_time() {
+        let pairs = [
+            ("The user likes green tea", "the user likes GREEN tea a lot"),
+            ("The user likes green tea", "The user lives in Berlin"),
+            ("用户最喜欢的饮料是咖啡", "用户很喜欢喝咖啡"),
+            ("用户最喜欢的饮料是咖啡", "The user likes green tea"),
+        ];
+        let cache = RefCell::new(EmbeddingCache::default());
+        for _ in 0..2 {
+            for (a, b) in pairs {
+                assert_eq!(
+                    same_words_cached(&cache, a, b),
+                    same_words(a, b),
+                    "{a} / {b}"
+                );
+            }
+        }
+        // Held under the built-in embedder's key, as the built-in embedder embeds them: a
+        // retrieval with the built-in embedder reads the same entries.
+        let e = BuiltinEmbedder::new();
+        let key = format!("{}:{}", e.name(), e.dimension());
+        for text in pairs.iter().flat_map(|(a, b)| [*a, *b]) {
+            let held = cache.borrow_mut().get(&text_key(&key, text)).unwrap();
+            let embedded =
+                futures::executor::block_on(e.embed(EmbedKind::Document, &[text.to_string()]))
+                    .unwrap();
+            assert_eq!(&*held, embedded[0].as_slice(), "{text}");
+        }
+        assert_eq!(cache.borrow().len(), 5, "one entry per text");
     }
 
     #[test]
