@@ -985,7 +985,8 @@ fn an_import_error_names_the_record_and_field() {
             other => panic!("{other:?}"),
         }
     };
-    let cases: [(&dyn Fn(&mut NpcExport), &str); 5] = [
+    type Edit<'a> = &'a dyn Fn(&mut NpcExport);
+    let cases: [(Edit, &str); 5] = [
         (
             &|d| d.memories[1].confidence = 2.0,
             "memories[1].confidence must be between 0 and 1",
