@@ -328,13 +328,17 @@ impl Hippo {
             .store
             .live_memories_by_id(npcid, &ids, kind)
             .await?;
-        // The store's, then the plan's (loops, not iterator chains: less code in the wasm).
+        // The store's, then the plan's (loops, not iterator chains: less code in the wasm),
+        // with the plan's positions among the memories it touched.
         let mut planned: Vec<&Memory> = Vec::new();
-        for m in touched.values() {
+        let mut planned_at: Vec<usize> = Vec::new();
+        for (at, m) in touched.values().enumerate() {
             if same_kind(m) {
                 planned.push(m);
+                planned_at.push(at);
             }
         }
+        let with_text = known.touched_with_text(touched, text).to_vec();
         let mut compared: Vec<&Memory> = Vec::new();
         for m in &found {
             compared.push(m);
@@ -385,9 +389,10 @@ impl Hippo {
         let stored = found.len();
         for (i, m) in compared.iter().enumerate() {
             let s = sim(m, known);
-            let same = match stored_texts {
-                StoredTexts::Differ if i < stored => false,
-                _ => known.normalized(&m.summary) == text,
+            let same = match (i.checked_sub(stored), stored_texts) {
+                (Some(p), _) => with_text.binary_search(&planned_at[p]).is_ok(),
+                (None, StoredTexts::Differ) => false,
+                (None, StoredTexts::Unknown) => known.normalized(&m.summary) == text,
             };
             if s >= ambiguous || same {
                 keep.push((i, s, same));
@@ -477,6 +482,11 @@ enum StoredTexts {
 struct Known {
     vectors: IndexMap<Vec<f32>>,
     normalized: HashMap<String, String>,
+    /// Positions in the plan's touched memories by normalised text, for the first
+    /// `texts_indexed` of them (a touched memory keeps its position and its summary):
+    /// looking each one up again for every new memory was 2% of a fill.
+    touched_texts: HashMap<String, Vec<usize>>,
+    texts_indexed: usize,
 }
 
 impl Known {
@@ -487,6 +497,22 @@ impl Known {
                 .insert(summary.to_string(), normalize_text(summary));
         }
         self.normalized.get(summary).map_or("", String::as_str)
+    }
+
+    /// The positions in `touched` (the plan's memories, in first-touched order) of those
+    /// whose normalised summary is `text`, ascending.
+    fn touched_with_text(&mut self, touched: &IndexMap<Memory>, text: &str) -> &[usize] {
+        while let Some((_, m)) = touched.get_index(self.texts_indexed) {
+            let normalized = self.normalized(&m.summary).to_string();
+            let at = self.texts_indexed;
+            self.touched_texts.entry(normalized).or_default().push(at);
+            self.texts_indexed += 1;
+        }
+        let found = self.touched_texts.get(text).map_or(&[][..], Vec::as_slice);
+        debug_assert!(found.iter().all(|&at| touched
+            .get_index(at)
+            .is_some_and(|(_, m)| normalize_text(&m.summary) == text)));
+        found
     }
 }
 
@@ -509,8 +535,11 @@ fn exact_candidates(
             exact.push((m, 0.0, true));
         }
     }
-    for m in touched.values() {
-        if is_live_of_kind(m, kind) && known.normalized(&m.summary) == text {
+    for &at in known.touched_with_text(touched, text) {
+        if let Some((_, m)) = touched
+            .get_index(at)
+            .filter(|(_, m)| is_live_of_kind(m, kind))
+        {
             exact.push((m.clone(), 0.0, true));
         }
     }
