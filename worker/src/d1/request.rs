@@ -85,7 +85,7 @@ impl RequestState {
         if let Some(profile) = self.profiles.borrow().get(npcid) {
             return Ok(pick(profile));
         }
-        let results = batch(db, Profile::statements(db, npcid)?).await?;
+        let results = batch(db, Profile::statements(db, npcid, "")?).await?;
         let profile = Profile::from_results(&results)?;
         let out = pick(&profile);
         self.profiles
@@ -94,7 +94,8 @@ impl RequestState {
         Ok(out)
     }
 
-    /// The NPC and its profile: from this request's reads, or one batch reading both.
+    /// The NPC and its profile: from this request's reads, or one batch reading both (the
+    /// profile's read of the NPC's row selects the record's columns too).
     pub async fn npc_and_profile(
         &self,
         db: &D1Database,
@@ -104,16 +105,14 @@ impl RequestState {
         if let Some(npc) = known {
             return Ok((npc, self.profile(db, npcid, Profile::clone).await?));
         }
-        let mut statements = vec![npc_statement(db, npcid)?];
-        statements.extend(Profile::statements(db, npcid)?);
-        let results = batch(db, statements).await?;
+        let results = batch(db, Profile::statements(db, npcid, NPC_COLUMNS)?).await?;
+        let profile = Profile::from_results(&results)?;
         let npc = results[0]
             .results::<NpcRow>()
             .map_err(backend)?
             .pop()
             .map(NpcRow::into_npc)
             .transpose()?;
-        let profile = Profile::from_results(&results[1..])?;
         self.remember(npcid, npc.clone(), profile.clone());
         Ok((npc, profile))
     }

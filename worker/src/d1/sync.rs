@@ -2,12 +2,12 @@
 //! ([`memory_cache`](super::memory_cache)): the NPC, its incarnation, memory revision and
 //! memory count, the memory rows and tombstones stamped after the copy's revision, and the
 //! NPC's profile (which retrieval reads next), all in one batch, so they describe one state of
-//! the NPC.
+//! the NPC. The NPC's row is read once: the profile's first statement selects the record, the
+//! head and the diary's prior together.
 
 use super::bind::*;
 use super::memory_cache::{Delta, Position};
 use super::profile::Profile;
-use super::request::npc_statement;
 use super::rows::*;
 use super::vectors::{generation_statement, Generation};
 use super::Db;
@@ -83,29 +83,22 @@ pub fn statements(
             vec![id.clone(), int(since.rev), uint(capacity as u64 + 1)],
         ),
     };
-    let head = statement(
+    // The profile reads the NPC's row first: the record and the head ride on that read.
+    let mut statements = Profile::statements(
         db,
-        &format!(
-            "SELECT incarnation, memory_rev, {count} AS memory_count FROM npcs WHERE npcid = ?1"
-        ),
-        std::slice::from_ref(&id),
+        npcid,
+        &format!("{NPC_COLUMNS}, incarnation, memory_rev, {count} AS memory_count"),
     )?;
-    let rows = statement(
+    statements.push(statement(
         db,
         &format!("SELECT {MEMORY_JSON} FROM memories WHERE npcid = ?1 AND {rows_where}"),
         &rows_params,
-    )?;
-    let mut statements = vec![
-        npc_statement(db, npcid)?,
-        head,
-        rows,
-        statement(
-            db,
-            "SELECT id FROM memory_tombstones WHERE npcid = ?1 AND rev > ?2",
-            &[id, int(tombstones_since)],
-        )?,
-    ];
-    statements.extend(Profile::statements(db, npcid)?);
+    )?);
+    statements.push(statement(
+        db,
+        "SELECT id FROM memory_tombstones WHERE npcid = ?1 AND rev > ?2",
+        &[id, int(tombstones_since)],
+    )?);
     if with_vector_generation {
         statements.push(generation_statement(db, npcid)?);
     }
@@ -114,13 +107,13 @@ pub fn statements(
 
 /// What the results of [`statements`] say, in their order.
 pub fn parse(results: &[D1Result]) -> PortResult<SyncRead> {
-    if results.len() < 8 {
+    if results.len() < 6 {
         return Err(hippo::error::PortError::Backend(
             "the sync read answered fewer results than statements".into(),
         ));
     }
-    let profile = Profile::from_results(&results[4..8])?;
-    let vector_generation = match results.get(8) {
+    let profile = Profile::from_results(&results[..4])?;
+    let vector_generation = match results.get(6) {
         Some(result) => result
             .results::<Generation>()
             .map_err(backend)?
@@ -136,18 +129,18 @@ pub fn parse(results: &[D1Result]) -> PortResult<SyncRead> {
         });
     };
     let npc = npc.into_npc()?;
-    let head = results[1]
+    let head = results[0]
         .results::<Head>()
         .map_err(backend)?
         .pop()
         .ok_or_else(|| hippo::error::PortError::Backend("NPC row vanished in a batch".into()))?;
-    let rows = results[2]
+    let rows = results[4]
         .results::<MemoryJsonRow>()
         .map_err(backend)?
         .into_iter()
         .map(MemoryRow::from_json)
         .collect::<PortResult<Vec<_>>>()?;
-    let tombstones = results[3]
+    let tombstones = results[5]
         .results::<Tombstone>()
         .map_err(backend)?
         .into_iter()
