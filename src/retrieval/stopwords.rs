@@ -198,10 +198,29 @@ const CHINESE_CHARS: &[char] = &[
     '着', '给', '而', '被', '让', '过', '还', '这', '那', '都',
 ];
 
-/// CJK bigrams dropped (pronouns, question words, connectives).
-const CHINESE_BIGRAMS: &[&str] = &[
-    "一下", "一个", "为什", "什么", "他们", "但是", "你们", "可以", "哪个", "因为", "她们", "如果",
-    "已经", "怎么", "我们", "所以", "然后", "还是", "这个", "那个",
+/// CJK bigrams dropped (pronouns, question words, connectives), as character pairs sorted for
+/// binary search (pairs compare without decoding a string per probe).
+const CHINESE_BIGRAMS: &[[char; 2]] = &[
+    ['一', '下'],
+    ['一', '个'],
+    ['为', '什'],
+    ['什', '么'],
+    ['他', '们'],
+    ['但', '是'],
+    ['你', '们'],
+    ['可', '以'],
+    ['哪', '个'],
+    ['因', '为'],
+    ['她', '们'],
+    ['如', '果'],
+    ['已', '经'],
+    ['怎', '么'],
+    ['我', '们'],
+    ['所', '以'],
+    ['然', '后'],
+    ['还', '是'],
+    ['这', '个'],
+    ['那', '个'],
 ];
 
 pub fn is_english_stopword(word: &str) -> bool {
@@ -213,14 +232,7 @@ pub fn is_chinese_stop_char(c: char) -> bool {
 }
 
 pub fn is_chinese_stop_bigram(a: char, b: char) -> bool {
-    // UTF-8 orders like the code points it encodes, so comparing characters keeps the
-    // list's (byte) order, and no string is built in the tokenizer's hot loop.
-    CHINESE_BIGRAMS
-        .binary_search_by(|probe| {
-            let mut chars = probe.chars();
-            (chars.next(), chars.next(), chars.next()).cmp(&(Some(a), Some(b), None))
-        })
-        .is_ok()
+    CHINESE_BIGRAMS.binary_search(&[a, b]).is_ok()
 }
 
 #[cfg(test)]

@@ -132,7 +132,8 @@ impl Partition {
         let group = &mut self.groups[at].1;
         if group.rows < MIN_ROWS {
             // Never built, every row is unplaced; built and shrunk since, some are in cells.
-            let mut slots = group.unplaced.clone();
+            let mut slots = Vec::with_capacity(group.rows);
+            slots.extend_from_slice(&group.unplaced);
             for cell in &group.cells {
                 slots.extend_from_slice(cell);
             }
@@ -146,8 +147,10 @@ impl Partition {
             group.cells[cell].push(slot);
             self.cell_of[slot as usize] = cell as u32;
         }
-        let mut slots = Vec::new();
-        for cell in closest(group, rows.dim(), query, PROBES) {
+        // Sized once: growing it cell by cell reallocated a few times per look-up.
+        let cells = closest(group, rows.dim(), query, PROBES);
+        let mut slots = Vec::with_capacity(cells.iter().map(|&c| group.cells[c].len()).sum());
+        for cell in cells {
             slots.extend_from_slice(&group.cells[cell]);
         }
         slots
