@@ -5,6 +5,7 @@
 //!                    [--sample-every N] [--no-ranking] [--dump FILE] [--json]
 //! hippo-bench latency [--sizes 1000,10000,100000] [--queries N] [--json]
 //! hippo-bench writes [--sizes 1000,10000,100000] [--calls N] [--fill] [--json]
+//! hippo-bench near [--size N] [--every K] [--data FILE] [--json]
 //! hippo-bench precision [--set FILE] [--show] [--json]
 //! hippo-bench year [--days N] [--latency] [--show] [--json]
 //! hippo-bench dream --data FILE [--limit N] [--dry-run] [--show]
@@ -24,6 +25,7 @@ mod e2e;
 mod latency;
 mod locomo;
 mod model;
+mod near;
 mod pairs;
 mod precision;
 mod structured;
@@ -50,8 +52,9 @@ fn main() {
         "year" => year::run(&args),
         "pairs" => pairs::run(&args),
         "writes" => writes::run(&args),
+        "near" => near::run(&args),
         _ => Err(format!(
-            "usage: hippo-bench <locomo|latency|writes|precision|year|dream|structured|pairs> [options] \
+            "usage: hippo-bench <locomo|latency|writes|near|precision|year|dream|structured|pairs> [options] \
              (unknown command {command:?})"
         )),
     };

@@ -1,0 +1,153 @@
+//! `hippo-bench near`: how much of the exact answer conflict resolution's near look-up finds.
+//!
+//! Conflict resolution asks the vector index, once per new memory, for the stored memories of
+//! the same type nearest to it (`VectorFilter::near`, floored at the embedder's ambiguous
+//! band): the in-memory index answers from a few cells of a partition
+//! (`src/store/partition.rs`), not from every row. This replays a store filling up through the
+//! product's ports (the built-in embedder, `MemoryVectorIndex`): every memory is embedded as a
+//! fill embeds it and upserted; every `--every`-th one first asks both the near look-up and
+//! the exact query (the same filter, `near: false`), and the near one is scored against the
+//! exact one.
+//!
+//! ```text
+//! hippo-bench near [--size N] [--every K] [--data FILE] [--json]
+//! ```
+//! Without `--data`: the first N memories of the writes benchmark's corpus (its types as they
+//! are). With `--data` (a LoCoMo-shaped file: LoCoMo, `target/external/*.json`): every turn's
+//! text, one type, in order. Last line with `--json`: `{"near": {"rows", "queries",
+//! "with_hits", "recall", "top1", "near_ms_p50", "exact_ms_p50"}}`, where `recall` is the
+//! share of the exact hits the near look-up returned and `top1` the share of queries whose
+//! best exact hit it returned first.
+
+use crate::args::Args;
+use crate::corpus;
+use crate::dream::block_on;
+use hippo::engine::embedding_text;
+use hippo::memory::{Collection, MemoryType};
+use hippo::ports::{EmbedKind, Embedder, VectorFilter, VectorIndex, VectorItem};
+use hippo::retrieval::embed::BuiltinEmbedder;
+use hippo::store::MemoryVectorIndex;
+use serde_json::{json, Value};
+use std::time::Instant;
+
+const NPCID: &str = "near-bench";
+/// Conflict resolution's `CONFLICT_CANDIDATES`.
+const TOP_K: usize = 8;
+
+/// The texts to store, with their types, in the order they arrive.
+fn texts(args: &Args, size: usize) -> Result<Vec<(String, MemoryType)>, String> {
+    let Some(path) = args.value("data") else {
+        let (document, _) = corpus::document(size, 0);
+        return Ok(document
+            .memories
+            .iter()
+            .map(|m| (embedding_text(&m.summary, &m.keywords), m.memory_type))
+            .collect());
+    };
+    let raw = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let data: Value = serde_json::from_str(&raw).map_err(|e| format!("{path}: {e}"))?;
+    let mut out = Vec::new();
+    for conversation in data.as_array().into_iter().flatten() {
+        let Some(sessions) = conversation["conversation"].as_object() else {
+            continue;
+        };
+        let mut keys: Vec<(u32, &String)> = sessions
+            .keys()
+            .filter_map(|k| {
+                let n = k.strip_prefix("session_")?.parse().ok()?;
+                Some((n, k))
+            })
+            .collect();
+        keys.sort();
+        for (_, key) in keys {
+            for turn in sessions[key].as_array().into_iter().flatten() {
+                if let Some(text) = turn["text"].as_str().filter(|t| !t.trim().is_empty()) {
+                    out.push((text.to_string(), MemoryType::Profile));
+                }
+            }
+        }
+    }
+    out.truncate(size);
+    Ok(out)
+}
+
+fn p50(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(0.0)
+}
+
+pub fn run(args: &Args) -> Result<(), String> {
+    let size = args.number("size", 30_000)?;
+    let every = args.number("every", 10)?.max(1);
+    let texts = texts(args, size)?;
+    let embedder = BuiltinEmbedder::new();
+    let floor = embedder.thresholds().ambiguous;
+    let index = MemoryVectorIndex::new();
+    let (mut queries, mut with_hits, mut exact_hits, mut found, mut top1) = (0, 0, 0, 0, 0);
+    let (mut near_ms, mut exact_ms) = (Vec::new(), Vec::new());
+    for (i, (text, memory_type)) in texts.iter().enumerate() {
+        let vector = block_on(embedder.embed(EmbedKind::Document, std::slice::from_ref(text)))
+            .map_err(|e| e.to_string())?
+            .pop()
+            .ok_or("no vector")?;
+        if i % every == 0 {
+            let filter = |near| VectorFilter {
+                collections: vec![Collection::Memory],
+                types: vec![*memory_type],
+                near,
+                floor: Some(floor),
+            };
+            let start = Instant::now();
+            let near = block_on(index.query(NPCID, &vector, TOP_K, &filter(true)))
+                .map_err(|e| e.to_string())?;
+            near_ms.push(start.elapsed().as_secs_f64() * 1000.0);
+            let start = Instant::now();
+            let exact = block_on(index.query(NPCID, &vector, TOP_K, &filter(false)))
+                .map_err(|e| e.to_string())?;
+            exact_ms.push(start.elapsed().as_secs_f64() * 1000.0);
+            queries += 1;
+            if let Some((best, _)) = exact.first() {
+                with_hits += 1;
+                exact_hits += exact.len();
+                found += exact
+                    .iter()
+                    .filter(|(id, _)| near.iter().any(|(n, _)| n == id))
+                    .count();
+                top1 += usize::from(near.first().is_some_and(|(id, _)| id == best));
+            }
+        }
+        let item = VectorItem {
+            id: format!("m{i}"),
+            collection: Collection::Memory,
+            memory_type: *memory_type,
+            values: vector,
+        };
+        block_on(index.upsert(NPCID, vec![item])).map_err(|e| e.to_string())?;
+    }
+    let share = |n: usize, of: usize| if of == 0 { 1.0 } else { n as f64 / of as f64 };
+    let round = |v: f64| (v * 10_000.0).round() / 10_000.0;
+    let summary = json!({
+        "rows": texts.len(),
+        "queries": queries,
+        "with_hits": with_hits,
+        "recall": round(share(found, exact_hits)),
+        "top1": round(share(top1, with_hits)),
+        "near_ms_p50": round(p50(near_ms)),
+        "exact_ms_p50": round(p50(exact_ms)),
+    });
+    println!(
+        "{} rows, {} look-ups ({} with an exact hit above the floor {floor}): recall {:.4}, \
+         best first {:.4}; p50 near {:.3} ms, exact {:.3} ms",
+        summary["rows"],
+        summary["queries"],
+        summary["with_hits"],
+        summary["recall"].as_f64().unwrap_or(0.0),
+        summary["top1"].as_f64().unwrap_or(0.0),
+        summary["near_ms_p50"].as_f64().unwrap_or(0.0),
+        summary["exact_ms_p50"].as_f64().unwrap_or(0.0),
+    );
+    if args.flag("json") {
+        println!("{}", json!({ "near": summary }));
+    }
+    Ok(())
+}
