@@ -254,10 +254,14 @@ impl VectorSpace {
             if self.weights[slot] <= 0.0 || !kinds.keeps(self.meta[slot]) {
                 return None;
             }
-            if best.len() == shortlist {
-                best.pop();
+            let hit = Hit { score, id: slot };
+            // Full: the new hit takes the worst one's place, one sift down (a pop and a push
+            // sifted twice; a retrieval at 10k offers thousands of rows).
+            if best.len() < shortlist {
+                best.push(hit);
+            } else if let Some(mut worst) = best.peek_mut() {
+                *worst = hit;
             }
-            best.push(Hit { score, id: slot });
             (best.len() == shortlist).then(|| best.peek().map_or(score, |worst| worst.score))
         };
         match slots {
