@@ -220,7 +220,7 @@ fn measure(size: usize, queries: usize) -> (Value, Value) {
 }
 
 /// The value at rank `p` of sorted `values` (nearest rank).
-fn percentile(sorted: &[f64], p: f64) -> f64 {
+pub(crate) fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }

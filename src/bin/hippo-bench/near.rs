@@ -13,8 +13,8 @@
 //! hippo-bench near [--size N] [--every K] [--data FILE] [--json]
 //! ```
 //! Without `--data`: the first N memories of the writes benchmark's corpus (its types as they
-//! are). With `--data` (a LoCoMo-shaped file: LoCoMo, `target/external/*.json`): every turn's
-//! text, one type, in order. Last line with `--json`: `{"near": {"rows", "queries",
+//! are). With `--data` (a LoCoMo-shaped file: LoCoMo, `target/external/*.json`): what every turn
+//! says, as `hippo-bench locomo` reads it, one type, in order. Last line with `--json`: `{"near": {"rows", "queries",
 //! "with_hits", "recall", "top1", "near_ms_p50", "exact_ms_p50"}}`, where `recall` is the
 //! share of the exact hits the near look-up returned and `top1` the share of queries whose
 //! best exact hit it returned first.
@@ -22,6 +22,8 @@
 use crate::args::Args;
 use crate::corpus;
 use crate::dream::block_on;
+use crate::latency;
+use crate::locomo;
 use hippo::engine::embedding_text;
 use hippo::memory::{Collection, MemoryType};
 use hippo::ports::{EmbedKind, Embedder, VectorFilter, VectorIndex, VectorItem};
@@ -47,23 +49,12 @@ fn texts(args: &Args, size: usize) -> Result<Vec<(String, MemoryType)>, String> 
     let raw = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
     let data: Value = serde_json::from_str(&raw).map_err(|e| format!("{path}: {e}"))?;
     let mut out = Vec::new();
-    for conversation in data.as_array().into_iter().flatten() {
-        let Some(sessions) = conversation["conversation"].as_object() else {
-            continue;
-        };
-        let mut keys: Vec<(u32, &String)> = sessions
-            .keys()
-            .filter_map(|k| {
-                let n = k.strip_prefix("session_")?.parse().ok()?;
-                Some((n, k))
-            })
-            .collect();
-        keys.sort();
-        for (_, key) in keys {
-            for turn in sessions[key].as_array().into_iter().flatten() {
-                if let Some(text) = turn["text"].as_str().filter(|t| !t.trim().is_empty()) {
-                    out.push((text.to_string(), MemoryType::Profile));
-                }
+    for sample in data.as_array().into_iter().flatten() {
+        // The turns as `hippo-bench locomo` reads them: sessions in order, what was said
+        // without the speaker label.
+        for item in locomo::load(sample)?.items {
+            if !item.content.trim().is_empty() {
+                out.push((item.content, MemoryType::Profile));
             }
         }
     }
@@ -73,7 +64,7 @@ fn texts(args: &Args, size: usize) -> Result<Vec<(String, MemoryType)>, String> 
 
 fn p50(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
-    values.get(values.len() / 2).copied().unwrap_or(0.0)
+    latency::percentile(&values, 0.5)
 }
 
 pub fn run(args: &Args) -> Result<(), String> {
