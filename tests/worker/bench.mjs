@@ -7,8 +7,11 @@
 // Env: DURATION (s, default 60), BASELINE_DURATION (s, default 20), CONNECTIONS (16),
 // MEMORIES (10000), OUT (JSON results path), STATE (keep the local D1 in this directory and
 // reuse its loaded NPC on the next run), ONLY (comma-separated subset of: health, npc,
-// retrieval, pkg16, pkg1).
+// retrieval, pkg16, pkg1), CPU_PROFILE (one run's name, e.g. memory_retrieval: a CPU profile
+// of the Worker's isolate during that run, summarised on stderr and written beside OUT or to
+// the temp directory; the profiler slows the run, so its figures are not comparable).
 import autocannon from "autocannon";
+import { startProfile, summarize as summarizeProfile } from "./cpu-profile.mjs";
 import { spawn, execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync, statSync, readFileSync, readdirSync } from "node:fs";
 import { gzipSync } from "node:zlib";
@@ -113,14 +116,25 @@ function cpuTicks(pgid) {
   return out;
 }
 
+/** The devtools port of the `wrangler dev` being measured (for CPU_PROFILE). */
+let inspectorPort = null;
+
 async function load(base, name, opts, pgid, duration = DURATION) {
   const latencies = [];
+  const stopProfile = process.env.CPU_PROFILE === name ? await startProfile(inspectorPort) : null;
   const before = cpuTicks(pgid);
   const instance = autocannon({ url: base, connections: CONNECTIONS, duration, ...opts });
   instance.on("response", (_client, _status, _bytes, ms) => latencies.push(ms));
   const result = await instance;
   const after = cpuTicks(pgid);
   const summary = summarize(latencies, result);
+  if (stopProfile) {
+    const profile = await stopProfile();
+    const file = process.env.OUT ? `${process.env.OUT}.${name}.cpuprofile` : path.join(tmpdir(), `hippo-${name}.cpuprofile`);
+    writeFileSync(file, JSON.stringify(profile));
+    summary.profiled = true;
+    console.error(`${name}: CPU profile of the isolate (${file})`, JSON.stringify(summarizeProfile(profile, latencies.length), null, 1));
+  }
   // Clock ticks are 10 ms on Linux: ms of CPU per request, per process.
   summary.cpu_ms_per_request = Object.fromEntries(
     Object.keys(after).map((k) => [k, +(((after[k] - (before[k] ?? 0)) * 10) / Math.max(1, latencies.length)).toFixed(2)]),
@@ -135,12 +149,13 @@ async function main() {
   execFileSync("bash", ["scripts/build-worker.sh"], { cwd: root, stdio: "inherit" });
   execFileSync(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], { cwd: root, env, stdio: "pipe" });
   const port = await freePort();
+  inspectorPort = await freePort();
   const base = `http://127.0.0.1:${port}`;
   // autocannon sends only the headers a dynamic request names: workerd needs Host for the URL.
   const host = `127.0.0.1:${port}`;
   const child = spawn(
     wrangler,
-    ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", stateDir,
+    ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", stateDir,
       "--var", `HIPPO_ADMIN_TOKEN:${ADMIN}`, "--show-interactive-dev-session=false", "--log-level", "warn"],
     { cwd: root, env, detached: true, stdio: ["ignore", "ignore", "inherit"] },
   );
