@@ -56,7 +56,7 @@ fn tool_kind(name: &str) -> Option<OpKind> {
 
 fn all_tools() -> Vec<Tool> {
     // The file is compiled in and checked by a test: it always parses.
-    serde_json::from_str(TOOLS_JSON).unwrap_or_default()
+    crate::json::parse(TOOLS_JSON).unwrap_or_default()
 }
 
 fn find_tool(name: &str) -> Option<Tool> {

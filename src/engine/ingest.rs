@@ -42,6 +42,9 @@ pub struct MemoryPlan {
     pub writes: Vec<Write>,
     /// Vectors to upsert once the writes are durable.
     pub vectors: Vec<VectorItem>,
+    /// Memories this plan superseded: their vectors leave the index once the writes are
+    /// durable ([`Hippo::index_after_commit`]).
+    pub unindexed: Vec<String>,
     /// One per input, in order.
     pub results: Vec<AddMemoryResult>,
     /// Why the new memories have no vectors, if the embedder failed.
@@ -256,6 +259,14 @@ impl Hippo {
                 ),
             }
         }
+        // A superseded memory leaves the vector index: search never returns it, and the
+        // conflict look-up's nearest were its slot's old values, equally similar, so a slot
+        // that changed often kept several live values (the ones crowded out of the look-up).
+        for memory in touched.values() {
+            if memory.superseded_by.is_some() {
+                plan.unindexed.push(memory.id.clone());
+            }
+        }
         plan.writes = touched
             .into_values()
             .map(|memory| Write::PutMemory { memory })
@@ -459,10 +470,22 @@ impl Hippo {
         conflict::rule_verdict_of_other_texts(new_summary, old_summary, same_words, slots)
     }
 
-    /// Upserts vectors after their memories are durable. The vector index is derived data:
-    /// a failure here leaves the memory findable lexically until `rebuild_vectors`.
-    pub(crate) async fn upsert_vectors(&self, npcid: &str, vectors: Vec<VectorItem>) -> bool {
-        vectors.is_empty() || self.ports.vectors.upsert(npcid, vectors).await.is_ok()
+    /// A committed write's index changes: its new vectors in, then the vectors of the
+    /// memories it superseded (`unindexed`, which may include one it inserted) out. The
+    /// vector index is derived data: a failed upsert (`false`) leaves the memories findable
+    /// lexically, a failed delete a vector search filters out anyway, until
+    /// `rebuild_vectors`.
+    pub(crate) async fn index_after_commit(
+        &self,
+        npcid: &str,
+        vectors: Vec<VectorItem>,
+        unindexed: &[String],
+    ) -> bool {
+        let indexed = vectors.is_empty() || self.ports.vectors.upsert(npcid, vectors).await.is_ok();
+        if !unindexed.is_empty() {
+            let _ = self.ports.vectors.delete(npcid, unindexed).await;
+        }
+        indexed
     }
 }
 

@@ -197,7 +197,7 @@ impl Hippo {
             })
             .await?;
         let indexed = self
-            .upsert_vectors(npcid, std::mem::take(&mut plan.vectors))
+            .index_after_commit(npcid, std::mem::take(&mut plan.vectors), &plan.unindexed)
             .await;
         Ok(AddMemoriesResponse {
             status: "ok".into(),
@@ -233,7 +233,8 @@ impl Hippo {
             })
             .await?;
         let mut warning = None;
-        if change.reindexes() {
+        // A superseded memory has no vector (search never returns it).
+        if change.reindexes() && memory.superseded_by.is_none() {
             let text = embedding_text(&memory.summary, &memory.keywords);
             let (vectors, error) = match self
                 .ports
@@ -245,7 +246,7 @@ impl Hippo {
                 Err(e) => (None, Some(e.to_string())),
             };
             let indexed = self
-                .upsert_vectors(npcid, vectors.unwrap_or_default())
+                .index_after_commit(npcid, vectors.unwrap_or_default(), &[])
                 .await;
             warning = vectors_warning(npcid, error, indexed);
         }
@@ -306,24 +307,31 @@ impl Hippo {
     /// Hard delete, from the store and the vector index. Memories the deleted one had
     /// superseded come back (SPEC §2.3).
     pub async fn delete_memory(&self, npcid: &str, id: &str) -> Result<()> {
-        self.retry_commit(npcid, async || -> Result<_> {
-            let (npc, target) = self.require_memory(npcid, id).await?;
-            let superseded = MemoryFilter {
-                superseded_by: Some(id.to_string()),
-                include_superseded: true,
-                ..Default::default()
-            };
-            let others: Vec<Memory> = self.ports.store.memories(npcid, &superseded).await?;
-            let mut batch = WriteBatch::expecting(npc.version);
-            batch.push(Write::DeleteMemory { id: id.to_string() });
-            for memory in conflict::resurrect_on_delete(&target, &others) {
-                batch.push(Write::PutMemory { memory });
-            }
-            Ok((batch, ()))
-        })
-        .await?;
+        let resurrected = self
+            .retry_commit(npcid, async || -> Result<_> {
+                let (npc, target) = self.require_memory(npcid, id).await?;
+                let superseded = MemoryFilter {
+                    superseded_by: Some(id.to_string()),
+                    include_superseded: true,
+                    ..Default::default()
+                };
+                let others: Vec<Memory> = self.ports.store.memories(npcid, &superseded).await?;
+                let mut batch = WriteBatch::expecting(npc.version);
+                batch.push(Write::DeleteMemory { id: id.to_string() });
+                let resurrected = conflict::resurrect_on_delete(&target, &others);
+                for memory in &resurrected {
+                    batch.push(Write::PutMemory {
+                        memory: memory.clone(),
+                    });
+                }
+                Ok((batch, resurrected))
+            })
+            .await?;
         // Best effort: a stale vector of a deleted memory is dropped at load time.
         let _ = self.ports.vectors.delete(npcid, &[id.to_string()]).await;
+        // What came back is searchable again, so it is indexed again (superseded, it had no
+        // vector). Best effort too: the lexical path finds it meanwhile.
+        let _ = self.index_memories(npcid, &resurrected).await;
         Ok(())
     }
 
@@ -383,8 +391,10 @@ impl Hippo {
         }
     }
 
-    /// Re-embeds every record of the NPC into a fresh vector index namespace. D1 (the
-    /// store) is the source of truth; this is how the index is repaired or migrated.
+    /// Re-embeds every record of the NPC search can return (not superseded memories: see
+    /// [`MemoryPlan::unindexed`](super::ingest::MemoryPlan)) into a fresh vector index
+    /// namespace. D1 (the store) is the source of truth; this is how the index is repaired
+    /// or migrated.
     pub async fn rebuild_vectors(&self, npcid: &str) -> Result<usize> {
         let mut version = self.require_npc(npcid).await?.version;
         // A pass again while writes land meanwhile: a record deleted during a pass shifts the
@@ -404,6 +414,28 @@ impl Hippo {
         }
     }
 
+    /// Embeds `memories` and upserts their vectors.
+    async fn index_memories(&self, npcid: &str, memories: &[Memory]) -> Result<()> {
+        if memories.is_empty() {
+            return Ok(());
+        }
+        let texts: Vec<String> = memories
+            .iter()
+            .map(|m| embedding_text(&m.summary, &m.keywords))
+            .collect();
+        let vectors = self
+            .ports
+            .embedder
+            .embed(EmbedKind::Document, &texts)
+            .await?;
+        let items = memories
+            .iter()
+            .zip(vectors)
+            .map(|(m, v)| vector_item(m, v))
+            .collect();
+        Ok(self.ports.vectors.upsert(npcid, items).await?)
+    }
+
     /// Embeds every record of the NPC, a page at a time (not all at once: in wasm, memory
     /// taken at a peak is never given back, and a copy of 100k records was most of an
     /// import's peak).
@@ -416,7 +448,6 @@ impl Hippo {
                 .memories(
                     npcid,
                     &MemoryFilter {
-                        include_superseded: true,
                         limit: Some(REBUILD_PAGE),
                         offset: done,
                         ..Default::default()
@@ -424,21 +455,7 @@ impl Hippo {
                 )
                 .await?;
             for chunk in page.chunks(EMBED_CHUNK) {
-                let texts: Vec<String> = chunk
-                    .iter()
-                    .map(|m| embedding_text(&m.summary, &m.keywords))
-                    .collect();
-                let vectors = self
-                    .ports
-                    .embedder
-                    .embed(EmbedKind::Document, &texts)
-                    .await?;
-                let items = chunk
-                    .iter()
-                    .zip(vectors)
-                    .map(|(m, v)| vector_item(m, v))
-                    .collect();
-                self.ports.vectors.upsert(npcid, items).await?;
+                self.index_memories(npcid, chunk).await?;
             }
             done += page.len();
             if page.len() < REBUILD_PAGE {

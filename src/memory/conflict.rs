@@ -166,7 +166,15 @@ pub fn decide_marked(
             .iter()
             .filter(|(m, _, _)| m.superseded_by.is_none())
     };
-    let most_similar = |a: &&(&Memory, f32, bool), b: &&(&Memory, f32, bool)| a.1.total_cmp(&b.1);
+    // Equally similar candidates are common with the built-in embedder (texts that differ by
+    // one word of a slot: "salad" / "tacos for dinner"): the newest is the slot's current
+    // value, then the text decides (copies of one text are interchangeable), so the choice
+    // never rests on the order the look-ups listed them in, which ties break by random id.
+    let most_similar = |a: &&(&Memory, f32, bool), b: &&(&Memory, f32, bool)| {
+        a.1.total_cmp(&b.1)
+            .then(a.0.created_at.cmp(&b.0.created_at))
+            .then_with(|| b.0.summary.cmp(&a.0.summary))
+    };
     let exact = live().filter(|(_, _, same)| *same).max_by(most_similar);
     if let Some((m, _, _)) = exact {
         return Decision::Reinforce { id: m.id.clone() };
@@ -293,6 +301,36 @@ mod tests {
             confidence: 0.9,
             source: "conversation".into(),
             ..Memory::new(id, MemoryType::Profile, summary, Timestamp(0))
+        }
+    }
+
+    #[test]
+    fn equally_similar_candidates_are_chosen_by_age_and_text_never_by_id() {
+        let new = "The user is thinking about salad for dinner";
+        let dated = |id: &str, summary: &str, at: i64| Memory {
+            created_at: Timestamp(at),
+            ..memory(id, summary)
+        };
+        let older = dated("m_b", "The user is thinking about tacos for dinner", 1);
+        let newer = dated("m_a", "The user is thinking about dumplings for dinner", 2);
+        let twin = dated("m_c", "The user is thinking about pasta for dinner", 2);
+        let mut slots = Slots::default();
+        for (band, s) in [("ambiguous", 0.85), ("duplicate", 0.95)] {
+            // Whatever the order the look-ups returned them in, the same memory is chosen.
+            for order in [
+                [&older, &newer, &twin],
+                [&twin, &newer, &older],
+                [&newer, &twin, &older],
+            ] {
+                let candidates: Vec<(&Memory, f32, bool)> =
+                    order.iter().map(|m| (*m, s, false)).collect();
+                let chosen = match decide_marked(new, &candidates, BANDS, &mut slots) {
+                    Decision::Ambiguous { id } | Decision::Reinforce { id } => id,
+                    Decision::Insert => panic!("{band}: a candidate is in the band"),
+                };
+                // The newest two tie on age; the text ("dumplings" < "pasta") decides.
+                assert_eq!(chosen, "m_a", "{band}, order {:?}", order.map(|m| &m.id));
+            }
         }
     }
 

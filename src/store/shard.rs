@@ -83,7 +83,7 @@ impl ShardMap {
             map.names = names;
         }
         if let Some(json) = pins.map(str::trim).filter(|s| !s.is_empty()) {
-            let pins: BTreeMap<String, String> = serde_json::from_str(json).map_err(|e| {
+            let pins: BTreeMap<String, String> = crate::json::parse(json).map_err(|e| {
                 format!("HIPPO_SHARD_MAP must be a JSON object {{\"npcid\": \"binding\"}}: {e}")
             })?;
             for (npcid, name) in pins {

@@ -106,7 +106,7 @@ pub(super) async fn run(
             return Err(StageError::DiaryChanged);
         }
         let vectors = embed_records(hippo, &records).await;
-        hippo.upsert_vectors(npcid, vectors).await;
+        hippo.index_after_commit(npcid, vectors, &[]).await;
     }
     let last = written.last().cloned().unwrap_or(DiaryEntry {
         date: crate::time::date_text(scan.today),

@@ -32,7 +32,7 @@ pub(super) async fn run(
     let records = records::for_turns(npcid, &scan.new, &scan.npc.settings);
     let record_vectors = embed_records(hippo, &records).await;
 
-    let (report, vectors) = hippo
+    let (report, vectors, unindexed) = hippo
         .retry_commit(npcid, async || -> Result<_, StageError> {
             let npc = ports
                 .store
@@ -127,13 +127,13 @@ pub(super) async fn run(
             };
             // A dry run commits nothing (an empty batch is no commit).
             let batch = if dry_run { WriteBatch::new() } else { batch };
-            Ok((batch, (report, plan.vectors)))
+            Ok((batch, (report, plan.vectors, plan.unindexed)))
         })
         .await?;
     if !dry_run {
         let mut vectors = vectors;
         vectors.extend(record_vectors);
-        hippo.upsert_vectors(npcid, vectors).await;
+        hippo.index_after_commit(npcid, vectors, &unindexed).await;
     }
     Ok(report)
 }
