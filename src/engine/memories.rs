@@ -436,7 +436,7 @@ impl Hippo {
         Ok(self.ports.vectors.upsert(npcid, items).await?)
     }
 
-    /// Embeds every record of the NPC, a page at a time (not all at once: in wasm, memory
+    /// Embeds every live record of the NPC, a page at a time (not all at once: in wasm, memory
     /// taken at a peak is never given back, and a copy of 100k records was most of an
     /// import's peak).
     async fn embed_pages(&self, npcid: &str) -> Result<usize> {
