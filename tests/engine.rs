@@ -614,6 +614,61 @@ fn a_slot_changed_many_times_keeps_one_live_value() {
 }
 
 #[test]
+fn a_routine_told_on_many_days_keeps_its_latest_day() {
+    let w = world();
+    npc(&w, "d", json!({}));
+    let live = |w: &World| -> Vec<String> {
+        let mut live: Vec<String> = run(w.hippo.list_memories("d", ListMemoriesQuery::default()))
+            .unwrap()
+            .memories
+            .into_iter()
+            .map(|m| m.memory.summary)
+            .collect();
+        live.sort();
+        live
+    };
+    // What the dream writes for "today I had a long meeting" on three days, in both languages:
+    // to the built-in embedder each is the previous one (it reinforced the first day's).
+    for day in ["2025-06-09", "2025-06-10", "2026-01-28"] {
+        let added = add(
+            &w,
+            "d",
+            json!([
+                {"summary": format!("用户{day}开了好久的会"), "type": "history"},
+                {"summary": format!("We had a long meeting about the new project on {day}"), "type": "history"},
+            ]),
+        );
+        let actions: Vec<&str> = added.results.iter().map(|r| r.action.as_str()).collect();
+        let expected = if day == "2025-06-09" {
+            "inserted"
+        } else {
+            "superseded"
+        };
+        assert_eq!(actions, [expected; 2], "{day}");
+        assert_eq!(
+            live(&w),
+            [
+                format!("We had a long meeting about the new project on {day}"),
+                format!("用户{day}开了好久的会"),
+            ],
+            "{day}"
+        );
+    }
+    // The same day told again is the same fact; another event on another day is another fact.
+    let added = add(
+        &w,
+        "d",
+        json!([
+            {"summary": "用户2026-01-28开了好久的会", "type": "history"},
+            {"summary": "We had a long meeting about the budget on 2026-02-02", "type": "history"},
+        ]),
+    );
+    let actions: Vec<&str> = added.results.iter().map(|r| r.action.as_str()).collect();
+    assert_eq!(actions, ["reinforced", "inserted"]);
+    assert_eq!(live(&w).len(), 3);
+}
+
+#[test]
 fn read_only_retrieval_writes_nothing_and_the_normal_one_reinforces() {
     let w = world();
     npc(&w, "ro", json!({}));

@@ -182,7 +182,8 @@ pub fn decide_marked(
     match live().filter(|(_, s, _)| !s.is_nan()).max_by(most_similar) {
         Some((m, s, _))
             if *s >= thresholds.duplicate
-                && slots.compare(new_summary, &m.summary) != SlotMatch::NewValue =>
+                && slots.compare(new_summary, &m.summary) != SlotMatch::NewValue
+                && !on_other_days(new_summary, &m.summary) =>
         {
             Decision::Reinforce { id: m.id.clone() }
         }
@@ -267,13 +268,78 @@ pub fn rule_verdict_of_other_texts(
     same_words: impl Fn(&str, &str) -> bool,
     slots: &mut Slots,
 ) -> Verdict {
+    let other_days = on_other_days(new_summary, old_summary);
     // The slot first: "lives in Berlin" / "lives in Bern" share nearly every word.
     match slots.compare(new_summary, old_summary) {
-        SlotMatch::SameValue => Verdict::Duplicate,
         SlotMatch::NewValue => Verdict::Supersedes,
+        // A dated event on another day is never the same fact: the same words and a later
+        // date are a routine's latest occurrence (kept live, the earlier one as history);
+        // an earlier date (an old log dreamt late), or other words too, another event.
+        SlotMatch::SameValue if other_days => match told_late(new_summary, old_summary) {
+            true => Verdict::Distinct,
+            false => Verdict::Supersedes,
+        },
+        SlotMatch::SameValue => Verdict::Duplicate,
+        SlotMatch::Unrelated if other_days => {
+            match same_apart_from_dates(new_summary, old_summary)
+                && !told_late(new_summary, old_summary)
+            {
+                true => Verdict::Supersedes,
+                false => Verdict::Distinct,
+            }
+        }
         SlotMatch::Unrelated if same_words(new_summary, old_summary) => Verdict::Duplicate,
         SlotMatch::Unrelated => Verdict::Distinct,
     }
+}
+
+/// The ISO dates (`2025-06-09`) `text` names, in order. The dream writes the day of an event
+/// into its summary ("The user had a long meeting on 2025-06-09", "用户2025-06-09开了好久的会"),
+/// so a routine told on many days makes summaries that differ by their dates alone: to the
+/// embedder, one sentence.
+fn iso_dates(text: &str) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let digit = |at: usize| bytes.get(at).is_some_and(u8::is_ascii_digit);
+    let mut dates = Vec::new();
+    let mut at = 0;
+    while at + 10 <= bytes.len() {
+        let shape = (0..10).all(|i| match i {
+            4 | 7 => bytes[at + i] == b'-',
+            _ => digit(at + i),
+        });
+        let bounded = (at == 0 || !digit(at - 1)) && !digit(at + 10);
+        if shape && bounded {
+            dates.push(&text[at..at + 10]);
+            at += 10;
+        } else {
+            at += 1;
+        }
+    }
+    dates
+}
+
+/// Whether both texts name dates, and not the same ones: two occurrences, never one fact.
+fn on_other_days(a: &str, b: &str) -> bool {
+    let (a, b) = (iso_dates(a), iso_dates(b));
+    !a.is_empty() && !b.is_empty() && a != b
+}
+
+/// Whether `new`'s latest date is before `old`'s: an earlier occurrence learnt after a later
+/// one, which must not replace it. ISO dates of four-digit years sort as text.
+fn told_late(new: &str, old: &str) -> bool {
+    iso_dates(new).into_iter().max() < iso_dates(old).into_iter().max()
+}
+
+/// Whether the texts say the same once their dates are taken out.
+fn same_apart_from_dates(a: &str, b: &str) -> bool {
+    let undated = |text: &str| {
+        let mut out = text.to_string();
+        for date in iso_dates(text) {
+            out = out.replacen(date, " ", 1);
+        }
+        normalize_text(&out)
+    };
+    undated(a) == undated(b)
 }
 
 /// Deleting `deleted` hands its place back: the memories it superseded now point to what
@@ -301,6 +367,66 @@ mod tests {
             confidence: 0.9,
             source: "conversation".into(),
             ..Memory::new(id, MemoryType::Profile, summary, Timestamp(0))
+        }
+    }
+
+    #[test]
+    fn a_dated_event_on_another_day_is_never_a_repeat() {
+        let same = |_: &str, _: &str| true;
+        let pairs = [
+            // The same words, another day: the routine's latest occurrence.
+            (
+                "用户2025-06-10开了好久的会",
+                "用户2025-06-09开了好久的会",
+                Verdict::Supersedes,
+            ),
+            (
+                "The user still needs to call the bank on 2025-07-02",
+                "The user still needs to call the bank on 2025-06-10",
+                Verdict::Supersedes,
+            ),
+            // An earlier day learnt late (an old log dreamt after a newer one): another event,
+            // the later day stays live.
+            (
+                "用户2025-06-08开了好久的会",
+                "用户2025-06-09开了好久的会",
+                Verdict::Distinct,
+            ),
+            // Other words too: another event.
+            (
+                "用户回来啦，2025-07-01上班好累",
+                "用户2025-06-03上班好累",
+                Verdict::Distinct,
+            ),
+            // The same day: what the words say, as before.
+            (
+                "用户2025-06-09开了好久的会。",
+                "用户2025-06-09开了好久的会",
+                Verdict::Duplicate,
+            ),
+            // One text undated: no second day to tell apart.
+            (
+                "用户开了好久的会",
+                "用户2025-06-09开了好久的会",
+                Verdict::Duplicate,
+            ),
+            // A date is ten characters bounded by non-digits: a longer number is none.
+            (
+                "Order 12025-06-091 arrived",
+                "Order 22025-06-092 arrived",
+                Verdict::Duplicate,
+            ),
+        ];
+        for (new, old, verdict) in pairs {
+            assert_eq!(rule_verdict(new, old, same), verdict, "{new} / {old}");
+            // Above the duplicate level too, another day is no repeat: the rules decide.
+            let old = memory("m_old", old);
+            let decision = decide_marked(new, &[(&old, 0.99, false)], BANDS, &mut Slots::default());
+            let expected = match verdict {
+                Verdict::Duplicate => Decision::Reinforce { id: "m_old".into() },
+                _ => Decision::Ambiguous { id: "m_old".into() },
+            };
+            assert_eq!(decision, expected, "{new} / {old:?}");
         }
     }
 
