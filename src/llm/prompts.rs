@@ -190,7 +190,8 @@ pub fn extraction(
          strongly felt events 0.8; deadlines and appointments 0.75; identity 0.7; relations 0.65; \
          preferences and style 0.6; decisions 0.5; anything else 0.3. Confidence is how sure the \
          user's words make the fact (0.9 plain statement, 0.6 hedged). Resolve relative dates \
-         against the `ts` of the turn. Empty lists when there is nothing. \
+         against the `ts` of the turn, and write a date in a summary as YYYY-MM-DD (conflict \
+         resolution tells days apart by it). Empty lists when there is nothing. \
          Sensitive memories are kept but never spoken aloud by the character: set \"sensitive\" \
          to the category when a memory holds credentials (passwords, PINs, keys, codes), a \
          government id number, financial details (card or account numbers, salary, debt), \
@@ -305,6 +306,8 @@ mod tests {
             "\"Important Appointments\" (list, at most 10)",
             "\"Nickname\" (list, at most 5)",
             "2026-04-09",
+            // Conflict resolution tells a routine's days apart by ISO dates in summaries.
+            "write a date in a summary as YYYY-MM-DD",
         ] {
             assert!(p.system.contains(needle), "{needle}");
         }
