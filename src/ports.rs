@@ -316,8 +316,9 @@ pub trait Store {
     ) -> PortResult<Option<Vec<Memory>>> {
         Ok(None)
     }
-    /// Memories whose lexical text matches the query, best first, with a relevance score
-    /// (higher is better; scale is the backend's own, the ranker normalises it).
+    /// Live memories whose lexical text matches the query, best first, with a relevance score
+    /// (higher is better; scale is the backend's own, the ranker normalises it). Superseded
+    /// memories are never returned, though they count in [`Store::term_stats`].
     async fn lexical_search(
         &self,
         npcid: &str,

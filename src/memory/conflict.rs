@@ -301,18 +301,19 @@ fn iso_dates(text: &str) -> Vec<&str> {
     let bytes = text.as_bytes();
     let digit = |at: usize| bytes.get(at).is_some_and(u8::is_ascii_digit);
     let mut dates = Vec::new();
-    let mut at = 0;
-    while at + 10 <= bytes.len() {
+    // A date's first hyphen is its fifth byte: only hyphens are looked around (conflict
+    // resolution asks for every near pair, and most texts have none).
+    for (hyphen, _) in text.match_indices('-') {
+        let Some(at) = hyphen.checked_sub(4) else {
+            continue;
+        };
         let shape = (0..10).all(|i| match i {
-            4 | 7 => bytes[at + i] == b'-',
+            4 | 7 => bytes.get(at + i) == Some(&b'-'),
             _ => digit(at + i),
         });
         let bounded = (at == 0 || !digit(at - 1)) && !digit(at + 10);
         if shape && bounded {
             dates.push(&text[at..at + 10]);
-            at += 10;
-        } else {
-            at += 1;
         }
     }
     dates
@@ -383,6 +384,17 @@ mod tests {
             (
                 "The user still needs to call the bank on 2025-07-02",
                 "The user still needs to call the bank on 2025-06-10",
+                Verdict::Supersedes,
+            ),
+            // A date at either end of the text.
+            (
+                "2025-06-10 long meeting",
+                "Long meeting 2025-06-09",
+                Verdict::Supersedes,
+            ),
+            (
+                "2025-06-10: long meeting",
+                "2025-06-09 long meeting",
                 Verdict::Supersedes,
             ),
             // An earlier day learnt late (an old log dreamt after a newer one): another event,

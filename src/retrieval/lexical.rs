@@ -108,6 +108,9 @@ pub struct LexicalIndex {
     /// Each slot's weighted length (0 when free), beside the slots: a search reads one per
     /// posting, and a dense row of lengths stays in cache where the documents do not.
     lens: Vec<f32>,
+    /// Slots a search skips (a superseded memory: never a candidate) though they count in the
+    /// corpus statistics, as in a backend that filters when it searches.
+    hidden: Vec<bool>,
     free_slots: Vec<u32>,
     by_id: HashMap<String, u32>,
     total_len: f64,
@@ -147,6 +150,7 @@ impl LexicalIndex {
             None => {
                 self.slots.push(None);
                 self.lens.push(0.0);
+                self.hidden.push(false);
                 (self.slots.len() - 1) as u32
             }
         };
@@ -186,7 +190,16 @@ impl LexicalIndex {
             }
             self.total_len -= std::mem::take(&mut self.lens[slot as usize]) as f64;
         }
+        self.hidden[slot as usize] = false;
         self.free_slots.push(slot);
+    }
+
+    /// Whether searches skip document `id` (it stays in the statistics); unknown ids are
+    /// ignored, and re-adding a document shows it again.
+    pub fn set_hidden(&mut self, id: &str, hidden: bool) {
+        if let Some(&slot) = self.by_id.get(id) {
+            self.hidden[slot as usize] = hidden;
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -288,6 +301,9 @@ impl LexicalIndex {
             let term_idf = idf(self.len(), list.len());
             for posting in list {
                 let slot = posting.slot as usize;
+                if self.hidden[slot] {
+                    continue;
+                }
                 add(
                     slot,
                     bm25_term(term_idf, posting.tf as f64, self.lens[slot] as f64, avg_len),

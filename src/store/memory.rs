@@ -171,6 +171,7 @@ impl MemoryStore {
             for m in data.memories.values() {
                 data.lexical
                     .add_with_context(&m.id, &m.summary, &m.keywords, &m.context);
+                data.lexical.set_hidden(&m.id, m.superseded_by.is_some());
                 data.listed.push(Listed::of(m));
             }
         }
@@ -363,11 +364,13 @@ fn apply(state: &mut State, npcid: &str, write: Write) {
         Write::PutMemory { memory } => {
             // Most rewrites change counters, not text (reinforcement, supersede, a Worker
             // copy catching up): re-indexing would re-tokenize and walk long posting lists.
-            let same_text = data.memories.get(&memory.id).is_some_and(|old| {
+            let old = data.memories.get(&memory.id);
+            let same_text = old.is_some_and(|old| {
                 old.summary == memory.summary
                     && old.keywords == memory.keywords
                     && old.context == memory.context
             });
+            let was_hidden = old.is_some_and(|old| old.superseded_by.is_some());
             if !same_text {
                 data.lexical.add_with_context(
                     &memory.id,
@@ -375,6 +378,12 @@ fn apply(state: &mut State, npcid: &str, write: Write) {
                     &memory.keywords,
                     &memory.context,
                 );
+            }
+            // Superseded, it is never a candidate: a routine's many past days would crowd
+            // the live memories out of a search's top. (Re-indexing shows a document.)
+            let hidden = memory.superseded_by.is_some();
+            if hidden || was_hidden {
+                data.lexical.set_hidden(&memory.id, hidden);
             }
             let listed = Listed::of(&memory);
             // A rewrite with the same text and kind keeps its key.

@@ -72,11 +72,11 @@ describe("two shards", () => {
 
   test("the core's backend suite passes on the sharded store and on each shard's database", async () => {
     const sharded = await w.json("POST", "/__test/store-suite");
-    assert.equal(sharded.cases.length, 42);
+    assert.equal(sharded.cases.length, 44);
     assertAllPass(sharded);
     for (const shard of ["DB", "DB_1"]) {
       const report = await w.json("POST", `/__test/store-suite?shard=${shard}`);
-      assert.equal(report.cases.length, 42, shard);
+      assert.equal(report.cases.length, 44, shard);
       assertAllPass(report);
       assertAllPass(await w.json("POST", `/__test/memory-sync?shard=${shard}`));
     }
@@ -204,7 +204,7 @@ test("one binding: no HIPPO_SHARDS is today's deployment, everything in DB", asy
     assert.ok((await rowsOf(w, "solo")).DB.memories > 0);
     assert.equal((await w.retrieval(`Bearer ${token}`, { query: "乌龙茶" })).status, 200);
     const report = await w.json("POST", "/__test/store-suite");
-    assert.equal(report.cases.length, 42);
+    assert.equal(report.cases.length, 44);
     assertAllPass(report);
   } finally {
     await w.dispose();

@@ -16,8 +16,8 @@ test("D1 store: every case of the core's backend suite passes, cached and in SQL
   const w = await startWorker();
   try {
     const first = await w.json("POST", "/__test/store-suite");
-    assert.equal(first.cases.length, 42);
-    assert.equal(first.cases.filter((c) => c.name.startsWith("sql/")).length, 21);
+    assert.equal(first.cases.length, 44);
+    assert.equal(first.cases.filter((c) => c.name.startsWith("sql/")).length, 22);
     assertAllPass(first);
     assertAllPass(await w.json("POST", "/__test/store-suite"));
   } finally {

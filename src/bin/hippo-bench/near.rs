@@ -37,7 +37,7 @@ const NPCID: &str = "near-bench";
 const TOP_K: usize = 8;
 
 /// The texts to store, with their types, in the order they arrive.
-fn texts(args: &Args, size: usize) -> Result<Vec<(String, MemoryType)>, String> {
+pub fn texts(args: &Args, size: usize) -> Result<Vec<(String, MemoryType)>, String> {
     let Some(path) = args.value("data") else {
         let (document, _) = corpus::document(size, 0);
         return Ok(document

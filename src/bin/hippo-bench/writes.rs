@@ -8,6 +8,10 @@
 //! receives all N memories 100 per call from empty (the total), beside one `import_npc` of the
 //! same N (the floor).
 //!
+//! `--data FILE` (a LoCoMo-shaped file, as `hippo-bench near` reads it): the memories are what
+//! its turns say, one type, in order, each cut to a memory's limit, instead of the generated
+//! corpus (whose memories repeat a few hundred templates): conflict resolution over real text.
+//!
 //! Last line with `--json`: `{"writes": {"N": {"call_p50_ms"?, "call_max_ms"?, "import_ms",
 //! "fill_ms"?, "fill_actions"?: {"inserted", "reinforced", "superseded"}}}}`: the actions tell
 //! whether two builds' look-ups found the same conflicts.
@@ -17,7 +21,7 @@ use crate::corpus;
 use crate::dream::block_on;
 use hippo::api::{AddMemoriesRequest, NpcExport};
 use hippo::engine::Ports;
-use hippo::memory::Memory;
+use hippo::memory::{Memory, MAX_SUMMARY_CHARS};
 use hippo::ports::FixedClock;
 use hippo::retrieval::embed::BuiltinEmbedder;
 use hippo::store::{MemoryStore, MemoryVectorIndex};
@@ -78,6 +82,31 @@ fn add_all(
     Ok(())
 }
 
+/// The NPC of size `size`: the generated corpus, or with `--data` its memories replaced by the
+/// file's turns (at most `size` of them).
+fn document(args: &Args, size: usize) -> Result<NpcExport, String> {
+    let (mut document, _) = corpus::document(size, 0);
+    if args.value("data").is_some() {
+        let template = document
+            .memories
+            .first()
+            .cloned()
+            .ok_or("an empty corpus")?;
+        document.memories = crate::near::texts(args, size)?
+            .into_iter()
+            .enumerate()
+            .map(|(i, (text, memory_type))| Memory {
+                id: format!("mem_turn{i:06}"),
+                summary: text.chars().take(MAX_SUMMARY_CHARS).collect(),
+                memory_type,
+                keywords: Vec::new(),
+                ..template.clone()
+            })
+            .collect();
+    }
+    Ok(document)
+}
+
 fn import(hippo: &Hippo, document: &NpcExport) -> Result<f64, String> {
     let start = Instant::now();
     block_on(hippo.import_npc(corpus::NPCID, document.clone())).map_err(|e| e.to_string())?;
@@ -94,7 +123,8 @@ pub fn run(args: &Args) -> Result<(), String> {
         "size", "ms per call of 100: min/p50/max", "import ms", "fill ms", "ratio"
     );
     for &size in &sizes {
-        let (document, _) = corpus::document(size, 0);
+        let document = document(args, size)?;
+        let size = document.memories.len();
         let held = (PER_CALL * calls).min(size);
         let mut head = document.clone();
         let tail = head.memories.split_off(size - held);

@@ -189,6 +189,92 @@ pub(super) async fn memories_filter_page_and_touch(store: &dyn Store, p: &str) -
     Ok(())
 }
 
+/// A superseded memory is never a search hit, however well it matches: a routine's past days
+/// (each superseded by the next) would crowd the live memories out of a search's top. It
+/// still counts in the corpus statistics, as every backend keeps it in its index.
+pub(super) async fn lexical_search_skips_superseded(store: &dyn Store, p: &str) -> CaseResult {
+    use crate::retrieval::tokenize::tokenize_query;
+    let id = format!("{p}lexsup");
+    create(store, &id).await?;
+    let days = 12;
+    let mut writes = Vec::new();
+    for day in 0..days {
+        let mut m = memory(
+            &format!("day{day:02}"),
+            &format!("We had a long budget meeting on 2025-06-{:02}", day + 1),
+            MemoryType::History,
+            Collection::Memory,
+        );
+        // Each day superseded by the next; the last one live.
+        if day + 1 < days {
+            m.superseded_by = Some(format!("day{:02}", day + 1));
+        }
+        writes.push(Write::PutMemory { memory: m });
+    }
+    let other = memory(
+        "hiring",
+        "A budget meeting about hiring",
+        MemoryType::History,
+        Collection::Memory,
+    );
+    writes.push(Write::PutMemory { memory: other });
+    write(store, &id, writes).await?;
+    let query = LexicalQuery {
+        terms: tokenize_query("long budget meeting"),
+        collections: vec![Collection::Memory],
+        max_df: None,
+    };
+    let mut hits: Vec<String> = port!(store.lexical_search(&id, &query, 5))
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    hits.sort();
+    check!(
+        hits == [format!("day{:02}", days - 1), "hiring".into()],
+        "hits {hits:?}, want the live day and the other meeting"
+    );
+    // A memory superseded by a later write leaves the hits too; the statistics keep it.
+    let mut last = memory(
+        "hiring",
+        "A budget meeting about hiring",
+        MemoryType::History,
+        Collection::Memory,
+    );
+    last.superseded_by = Some(format!("day{:02}", days - 1));
+    write(store, &id, vec![Write::PutMemory { memory: last }]).await?;
+    let hits = port!(store.lexical_search(&id, &query, 5));
+    check!(
+        hits.iter().map(|(id, _)| id.clone()).collect::<Vec<_>>()
+            == [format!("day{:02}", days - 1)],
+        "after a supersede: {hits:?}"
+    );
+    // Live again (what deleting its successor does): a hit again.
+    write(
+        store,
+        &id,
+        vec![Write::PutMemory {
+            memory: memory(
+                "hiring",
+                "A budget meeting about hiring",
+                MemoryType::History,
+                Collection::Memory,
+            ),
+        }],
+    )
+    .await?;
+    let hits = port!(store.lexical_search(&id, &query, 5));
+    check!(
+        hits.iter().any(|(id, _)| id == "hiring"),
+        "live again, not found: {hits:?}"
+    );
+    let stats = port!(store.term_stats(&id, &tokenize_query("budget")));
+    check!(
+        stats.docs == days + 1 && stats.df == vec![days + 1],
+        "statistics count every memory: {stats:?}"
+    );
+    Ok(())
+}
+
 pub(super) async fn lexical_search_and_stats(store: &dyn Store, p: &str) -> CaseResult {
     use crate::retrieval::tokenize::tokenize_query;
     let id = format!("{p}lex");

@@ -123,6 +123,7 @@ pub async fn run_store_suite(store: &dyn Store, prefix: &str) -> Vec<(String, Ca
     case!(memories_filter_page_and_touch);
     case!(exact_texts_follow_writes);
     case!(lexical_search_and_stats);
+    case!(lexical_search_skips_superseded);
     case!(tokens_by_hash);
     case!(lease_excludes_others_until_it_lapses);
     case!(meta_values);

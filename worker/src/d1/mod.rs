@@ -489,7 +489,7 @@ impl Store for D1Store {
         let mut sql = format!(
             "SELECT m.id AS id, {} AS score FROM memory_fts \
              JOIN memories m ON m.rid = memory_fts.rowid \
-             WHERE memory_fts MATCH ?1 AND m.npcid = ?2",
+             WHERE memory_fts MATCH ?1 AND m.npcid = ?2 AND m.superseded_by IS NULL",
             lexical::bm25_expression()
         );
         if !query.collections.is_empty() {
