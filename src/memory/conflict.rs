@@ -11,7 +11,9 @@ use super::Memory;
 use crate::nfkc::nfkc;
 use std::borrow::Cow;
 
+mod dates;
 mod slot;
+use dates::{on_other_days, same_apart_from_dates, told_late};
 pub use slot::subject_slot;
 
 /// Similarity thresholds for conflict resolution (SPEC §2.3), declared by each embedder.
@@ -291,56 +293,6 @@ pub fn rule_verdict_of_other_texts(
         SlotMatch::Unrelated if same_words(new_summary, old_summary) => Verdict::Duplicate,
         SlotMatch::Unrelated => Verdict::Distinct,
     }
-}
-
-/// The ISO dates (`2025-06-09`) `text` names, in order. The dream writes the day of an event
-/// into its summary ("The user had a long meeting on 2025-06-09", "用户2025-06-09开了好久的会"),
-/// so a routine told on many days makes summaries that differ by their dates alone: to the
-/// embedder, one sentence.
-fn iso_dates(text: &str) -> Vec<&str> {
-    let bytes = text.as_bytes();
-    let digit = |at: usize| bytes.get(at).is_some_and(u8::is_ascii_digit);
-    let mut dates = Vec::new();
-    // A date's first hyphen is its fifth byte: only hyphens are looked around (conflict
-    // resolution asks for every near pair, and most texts have none).
-    for (hyphen, _) in text.match_indices('-') {
-        let Some(at) = hyphen.checked_sub(4) else {
-            continue;
-        };
-        let shape = (0..10).all(|i| match i {
-            4 | 7 => bytes.get(at + i) == Some(&b'-'),
-            _ => digit(at + i),
-        });
-        let bounded = (at == 0 || !digit(at - 1)) && !digit(at + 10);
-        if shape && bounded {
-            dates.push(&text[at..at + 10]);
-        }
-    }
-    dates
-}
-
-/// Whether both texts name dates, and not the same ones: two occurrences, never one fact.
-fn on_other_days(a: &str, b: &str) -> bool {
-    let (a, b) = (iso_dates(a), iso_dates(b));
-    !a.is_empty() && !b.is_empty() && a != b
-}
-
-/// Whether `new`'s latest date is before `old`'s: an earlier occurrence learnt after a later
-/// one, which must not replace it. ISO dates of four-digit years sort as text.
-fn told_late(new: &str, old: &str) -> bool {
-    iso_dates(new).into_iter().max() < iso_dates(old).into_iter().max()
-}
-
-/// Whether the texts say the same once their dates are taken out.
-fn same_apart_from_dates(a: &str, b: &str) -> bool {
-    let undated = |text: &str| {
-        let mut out = text.to_string();
-        for date in iso_dates(text) {
-            out = out.replacen(date, " ", 1);
-        }
-        normalize_text(&out)
-    };
-    undated(a) == undated(b)
 }
 
 /// Deleting `deleted` hands its place back: the memories it superseded now point to what
