@@ -10,8 +10,8 @@ use crate::memory::conflict::{self, normalize_text, Decision, Verdict};
 use crate::memory::strength::reinforce_on_encounter;
 use crate::memory::{Collection, Memory};
 use crate::ports::{is_live_of_kind, EmbedKind, LexicalQuery, VectorFilter, VectorItem, Write};
-use crate::retrieval::embed::{cosine, same_words_cached};
-use crate::retrieval::tokenize::tokenize_query;
+use crate::retrieval::embed::{self, cosine, same_words_cached};
+use crate::retrieval::tokenize::tokenize_query_to_index;
 use crate::time::Timestamp;
 use foldhash::HashMap;
 
@@ -201,8 +201,13 @@ impl Hippo {
                     .iter()
                     .find(|(m, _, _)| &m.id == id)
                     .map(|(m, _, _)| m);
+                let summary_vector =
+                    builtin_summary_vector(self.ports.embedder.name(), &item, vector.as_deref());
                 decision = match old {
-                    Some(old) => match self.verdict(&item.summary, &old.summary).await {
+                    Some(old) => match self
+                        .verdict(&item.summary, summary_vector, &old.summary)
+                        .await
+                    {
                         Verdict::Duplicate => Decision::Reinforce { id: id.clone() },
                         Verdict::Supersedes => {
                             let old = old.clone();
@@ -315,7 +320,7 @@ impl Hippo {
             }
         }
         let query = LexicalQuery {
-            terms: tokenize_query(&item.summary),
+            terms: tokenize_query_to_index(&item.summary),
             collections: vec![Collection::Memory],
             max_df: Some(CONFLICT_MAX_DF),
         };
@@ -458,14 +463,23 @@ impl Hippo {
     /// DUPLICATE / SUPERSEDES / DISTINCT for a pair [`conflict::decide_marked`] called
     /// ambiguous (so their texts normalise differently): the LLM when configured (falling
     /// back to the rules if it fails or answers garbage), else the rules.
-    async fn verdict(&self, new_summary: &str, old_summary: &str) -> Verdict {
+    /// `new_vector`: the built-in embedder's vector of exactly `new_summary`, when known.
+    async fn verdict(
+        &self,
+        new_summary: &str,
+        new_vector: Option<&[f32]>,
+        old_summary: &str,
+    ) -> Verdict {
         if let Some(model) = &self.ports.llm {
             if let Some(v) = crate::llm::ask_verdict(model.as_ref(), new_summary, old_summary).await
             {
                 return v;
             }
         }
-        let same_words = |a: &str, b: &str| same_words_cached(&self.embed_cache, a, b);
+        let same_words = |a: &str, b: &str| {
+            let a_vector = new_vector.filter(|_| a == new_summary);
+            same_words_cached(&self.embed_cache, (a, a_vector), b)
+        };
         let slots = &mut self.slots.borrow_mut();
         conflict::rule_verdict_of_other_texts(new_summary, old_summary, same_words, slots)
     }
@@ -487,6 +501,17 @@ impl Hippo {
         }
         indexed
     }
+}
+
+/// The plan's vector of `item` as the built-in embedder's vector of its summary alone (what
+/// the no-LLM verdict compares words with): only when that embedder made it and the item has
+/// no keywords (the plan embeds the summary and its keywords).
+fn builtin_summary_vector<'a>(
+    embedder: &str,
+    item: &NewMemory,
+    vector: Option<&'a [f32]>,
+) -> Option<&'a [f32]> {
+    vector.filter(|_| item.keywords.is_empty() && embedder == embed::NAME)
 }
 
 /// What conflict resolution knows of the stored memories' texts beside a new memory's.
@@ -629,4 +654,34 @@ fn plan_supersede(
         plan.vectors.push(vector_item(&memory, v));
     }
     touched.insert(memory.id.clone(), memory);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::MemoryType;
+
+    #[test]
+    fn the_verdict_reuses_only_the_built_in_vector_of_the_summary_alone() {
+        let vector = [0.5f32; 4];
+        let plain = NewMemory::new("The user likes tea", MemoryType::Preference, "api");
+        let with_keywords = NewMemory {
+            keywords: vec!["tea".into()],
+            ..plain.clone()
+        };
+        assert_eq!(
+            builtin_summary_vector(embed::NAME, &plain, Some(&vector)),
+            Some(&vector[..])
+        );
+        // Embedded with its keywords, or by a model: not the words' vector of the summary.
+        assert_eq!(
+            builtin_summary_vector(embed::NAME, &with_keywords, Some(&vector)),
+            None
+        );
+        assert_eq!(
+            builtin_summary_vector("openai:e5", &plain, Some(&vector)),
+            None
+        );
+        assert_eq!(builtin_summary_vector(embed::NAME, &plain, None), None);
+    }
 }

@@ -53,7 +53,12 @@ pub fn normalize_text(s: &str) -> String {
     };
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        if ('\u{4E00}'..='\u{9FFF}').contains(&c) {
+        // Every ASCII character other than a letter or digit is a separator.
+        if c.is_ascii() {
+            if c.is_ascii_alphanumeric() {
+                out.push(c.to_ascii_lowercase());
+            }
+        } else if ('\u{4E00}'..='\u{9FFF}').contains(&c) {
             out.push(c);
         } else {
             out.extend(c.to_lowercase().filter(|&c| !is_separator(c)));

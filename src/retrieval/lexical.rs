@@ -15,7 +15,7 @@
 //! the usual defaults (Robertson & Zaragoza); short memories make length normalisation matter
 //! little, so there is nothing to gain from tuning them per corpus.
 
-use super::tokenize::tokenize;
+use super::tokenize::{tokenize, tokenize_to_index};
 use crate::ports::CorpusStats;
 use foldhash::{HashMap, HashMapExt};
 
@@ -38,7 +38,11 @@ pub struct DocTerms {
 impl DocTerms {
     pub fn new(summary: &str, keywords: &[String], context: &str) -> Self {
         let keyword_terms: Vec<String> = keywords.iter().flat_map(|k| tokenize(k)).collect();
-        Self::from_terms(&tokenize(summary), &keyword_terms, &tokenize(context))
+        Self::from_terms(
+            &tokenize_to_index(summary),
+            &keyword_terms,
+            &tokenize(context),
+        )
     }
 
     /// From already tokenized fields.

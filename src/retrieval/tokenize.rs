@@ -211,9 +211,47 @@ pub fn tokenize(text: &str) -> Vec<String> {
     out
 }
 
+/// Texts tokenized as a query that are about to be indexed as documents, at most this many
+/// (then forgotten all at once).
+const TO_INDEX_HELD: usize = 128;
+
+thread_local! {
+    /// [`tokenize_query_to_index`]'s texts and terms, until [`tokenize_to_index`] takes them.
+    static TO_INDEX: std::cell::RefCell<foldhash::HashMap<String, Vec<String>>> =
+        std::cell::RefCell::default();
+}
+
+/// [`tokenize_query`] of a text that will be indexed as a document next (a new memory's
+/// summary is its own conflict look-up's query, then a document of the lexical index when its
+/// write commits): its terms are kept for [`tokenize_to_index`], so the text is tokenized once,
+/// not twice (the second time was a tenth of a fill of long memories).
+pub fn tokenize_query_to_index(text: &str) -> Vec<String> {
+    let terms = tokenize(text);
+    TO_INDEX.with_borrow_mut(|held| {
+        if held.len() >= TO_INDEX_HELD {
+            held.clear();
+        }
+        held.insert(text.to_string(), terms.clone());
+    });
+    first_occurrences(terms)
+}
+
+/// [`tokenize`] for a document: the terms [`tokenize_query_to_index`] kept for this text, or
+/// tokenized now.
+pub fn tokenize_to_index(text: &str) -> Vec<String> {
+    let held = TO_INDEX.with_borrow_mut(|held| match held.is_empty() {
+        true => None,
+        false => held.remove(text),
+    });
+    held.unwrap_or_else(|| tokenize(text))
+}
+
 /// The terms of a query: [`tokenize`], first occurrence of each kept.
 pub fn tokenize_query(text: &str) -> Vec<String> {
-    let terms = tokenize(text);
+    first_occurrences(tokenize(text))
+}
+
+fn first_occurrences(terms: Vec<String>) -> Vec<String> {
     // Which are first occurrences, found over borrowed terms (no copy of each term).
     let first: Vec<bool> = {
         let mut seen = foldhash::HashSet::with_capacity_and_hasher(terms.len(), Default::default());
@@ -229,6 +267,26 @@ pub fn tokenize_query(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_text_queried_then_indexed_has_the_terms_of_tokenize() {
+        let texts: Vec<String> = (0..TO_INDEX_HELD + 3)
+            .map(|i| format!("Books, books and more books {i}: 我喜欢读书{i}"))
+            .collect();
+        for text in &texts {
+            assert_eq!(tokenize_query_to_index(text), tokenize_query(text));
+        }
+        // Taken once (every occurrence kept, not the query's first ones), then tokenized anew;
+        // the ones forgotten at the bound are tokenized anew too.
+        for text in texts.iter().rev().chain(&texts) {
+            assert_eq!(tokenize_to_index(text), tokenize(text));
+        }
+        assert!(TO_INDEX.with_borrow(|held| held.is_empty()));
+        assert_eq!(
+            tokenize_to_index("never queried"),
+            tokenize("never queried")
+        );
+    }
 
     #[test]
     fn remembered_stems_are_the_stemmers_past_the_memo_bound() {

@@ -1043,7 +1043,26 @@ pub(super) enum Tag {
 /// plus a comparison per pattern in it. ASCII patterns match on word boundaries, as
 /// [`crate::text::find_word`] does.
 pub(super) struct Matcher {
-    buckets: Vec<Vec<(&'static str, Tag)>>,
+    buckets: Vec<Vec<Pattern>>,
+}
+
+/// A pattern with its first eight bytes as a number: most patterns of a bucket differ from
+/// the text within them, and comparing two numbers is cheaper than comparing two strings
+/// (this matcher reads every new memory's text).
+#[derive(Clone)]
+struct Pattern {
+    text: &'static str,
+    tag: Tag,
+    head: u64,
+    mask: u64,
+}
+
+/// The first (up to) eight bytes of `bytes` as a little-endian number, zero-padded.
+fn head_of(bytes: &[u8]) -> u64 {
+    let mut head = [0u8; 8];
+    let n = bytes.len().min(8);
+    head[..n].copy_from_slice(&bytes[..n]);
+    u64::from_le_bytes(head)
 }
 
 /// Buckets for patterns starting with a non-ASCII character (CJK, mostly).
@@ -1068,7 +1087,13 @@ impl Matcher {
     fn add(&mut self, patterns: &'static str, tag: Tag) {
         for pattern in patterns.split('|') {
             if let Some(first) = pattern.chars().next() {
-                self.buckets[bucket_of(first)].push((pattern, tag));
+                let n = pattern.len().min(8);
+                self.buckets[bucket_of(first)].push(Pattern {
+                    text: pattern,
+                    tag,
+                    head: head_of(pattern.as_bytes()),
+                    mask: u64::MAX >> (8 * (8 - n)),
+                });
             }
         }
     }
@@ -1086,9 +1111,13 @@ impl Matcher {
                 continue;
             }
             let rest = &hay[i..];
-            for &(pattern, tag) in &self.buckets[bucket_of(c)] {
-                if rest.starts_with(pattern) && crate::text::is_word_at(hay, i, pattern) {
-                    out.push((i, pattern, tag));
+            let head = head_of(rest.as_bytes());
+            for p in &self.buckets[bucket_of(c)] {
+                if head & p.mask == p.head
+                    && rest.starts_with(p.text)
+                    && crate::text::is_word_at(hay, i, p.text)
+                {
+                    out.push((i, p.text, p.tag));
                 }
             }
         }

@@ -298,7 +298,26 @@ fn numeral_run(raw: &str, from: usize, limit: usize, min: usize) -> Option<Range
 
 /// ASCII tokens (no whitespace, no CJK, no quotes or brackets) starting in `from..limit`.
 fn ascii_tokens(raw: &str, from: usize, limit: usize) -> impl Iterator<Item = Range<usize>> + '_ {
-    let is_part = |b: u8| b.is_ascii_graphic() && !b"\"'<>()[]{},;`.".contains(&b);
+    // A `match`, not a slice's `contains`: this runs for every byte of every new memory.
+    let is_part = |b: u8| {
+        b.is_ascii_graphic()
+            && !matches!(
+                b,
+                b'"' | b'\''
+                    | b'<'
+                    | b'>'
+                    | b'('
+                    | b')'
+                    | b'['
+                    | b']'
+                    | b'{'
+                    | b'}'
+                    | b','
+                    | b';'
+                    | b'`'
+                    | b'.'
+            )
+    };
     let bytes = raw.as_bytes();
     let mut i = from;
     std::iter::from_fn(move || {
@@ -755,11 +774,15 @@ fn health_disclosure(s: &Scan, term: &Range<usize>) -> bool {
 
 /// "221B Baker Street": a house number, one to four capitalized words, a street word.
 fn street_addresses(s: &Scan, out: &mut Vec<Finding>) {
+    // Words are runs of ASCII letters, digits and apostrophes, so bytes will do: a byte of a
+    // non-ASCII character ends a word as the character does (decoding characters here was
+    // most of the detector's cost on long texts with a number).
     let words: Vec<Range<usize>> = {
         let mut v = Vec::new();
         let mut start = None;
-        for (i, c) in s.raw.char_indices().chain([(s.raw.len(), ' ')]) {
-            match (c.is_ascii_alphanumeric() || c == '\'', start) {
+        let bytes = s.raw.as_bytes().iter().copied();
+        for (i, b) in bytes.chain([b' ']).enumerate() {
+            match (b.is_ascii_alphanumeric() || b == b'\'', start) {
                 (true, None) => start = Some(i),
                 (false, Some(st)) => {
                     v.push(st..i);
@@ -778,8 +801,8 @@ fn street_addresses(s: &Scan, out: &mut Vec<Finding>) {
         }
         for (k, candidate) in words.iter().enumerate().skip(i + 1).take(5) {
             let word = &s.raw[candidate.clone()];
-            let is_suffix = in_list(STREET_SUFFIXES, &word.to_ascii_lowercase());
-            if is_suffix && k > i + 1 && word.starts_with(|c: char| c.is_ascii_uppercase()) {
+            let capitalised = word.starts_with(|c: char| c.is_ascii_uppercase());
+            if k > i + 1 && capitalised && in_list(STREET_SUFFIXES, &word.to_ascii_lowercase()) {
                 out.push(Finding {
                     category: Category::PreciseLocation,
                     span: w.start..candidate.end,
@@ -790,7 +813,7 @@ fn street_addresses(s: &Scan, out: &mut Vec<Finding>) {
             let ordinal = word.len() > 2
                 && word[..word.len() - 2].bytes().all(|b| b.is_ascii_digit())
                 && ["st", "nd", "rd", "th"].contains(&&word[word.len() - 2..]);
-            if !word.starts_with(|c: char| c.is_ascii_uppercase()) && !ordinal {
+            if !capitalised && !ordinal {
                 break;
             }
         }

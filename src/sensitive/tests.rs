@@ -175,3 +175,25 @@ fn judge_never_downgrades_a_mark() {
     );
     assert_eq!(judge(false, None, "I like tea"), None);
 }
+
+/// Street addresses are read over bytes: a non-ASCII character ends a word as it did when
+/// characters were decoded, wherever it sits.
+#[test]
+fn a_street_address_beside_non_ascii_text_keeps_its_span() {
+    for (text, address) in [
+        ("寄到42 Elm Street吧", "42 Elm Street"),
+        ("Café 7 Rue Street—thanks", "7 Rue Street"),
+        (
+            "住址：1600 Pennsylvania Avenue，谢谢",
+            "1600 Pennsylvania Avenue",
+        ),
+    ] {
+        let found = detect(text);
+        let spans: Vec<&str> = found
+            .iter()
+            .filter(|f| f.category == Category::PreciseLocation)
+            .map(|f| &text[f.span.clone()])
+            .collect();
+        assert!(spans.contains(&address), "{text}: {spans:?}");
+    }
+}
