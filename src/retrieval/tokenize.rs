@@ -217,7 +217,9 @@ const TO_INDEX_HELD: usize = 128;
 
 thread_local! {
     /// [`tokenize_query_to_index`]'s texts and terms, until [`tokenize_to_index`] takes them.
-    static TO_INDEX: std::cell::RefCell<foldhash::HashMap<String, Vec<String>>> =
+    /// A list, not a map (a map of its own type is kilobytes of the package's wasm): a look-up
+    /// compares lengths first, and there are a call's memories at most.
+    static TO_INDEX: std::cell::RefCell<Vec<(String, Vec<String>)>> =
         std::cell::RefCell::default();
 }
 
@@ -231,7 +233,7 @@ pub fn tokenize_query_to_index(text: &str) -> Vec<String> {
         if held.len() >= TO_INDEX_HELD {
             held.clear();
         }
-        held.insert(text.to_string(), terms.clone());
+        held.push((text.to_string(), terms.clone()));
     });
     first_occurrences(terms)
 }
@@ -239,9 +241,9 @@ pub fn tokenize_query_to_index(text: &str) -> Vec<String> {
 /// [`tokenize`] for a document: the terms [`tokenize_query_to_index`] kept for this text, or
 /// tokenized now.
 pub fn tokenize_to_index(text: &str) -> Vec<String> {
-    let held = TO_INDEX.with_borrow_mut(|held| match held.is_empty() {
-        true => None,
-        false => held.remove(text),
+    let held = TO_INDEX.with_borrow_mut(|held| {
+        let at = held.iter().position(|(held, _)| held == text)?;
+        Some(held.swap_remove(at).1)
     });
     held.unwrap_or_else(|| tokenize(text))
 }

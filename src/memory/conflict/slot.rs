@@ -255,7 +255,11 @@ impl Markers {
                 .flat_map(|(slot, markers)| markers.iter().map(move |m| marker(m, slot, false)))
                 .chain(COPULAS.iter().map(|c| marker(c, "is", true)))
                 .collect();
-            entries.sort_by_key(|m| (m.text.as_bytes()[0], std::cmp::Reverse(m.text.len())));
+            // The crate's one sort (a sort of its own is kilobytes of the package's wasm).
+            crate::order::sort_by(&mut entries, |a, b| {
+                let key = |m: &Marker| (m.text.as_bytes()[0], std::cmp::Reverse(m.text.len()));
+                key(a).cmp(&key(b))
+            });
             let mut start = [0; 257];
             for m in &entries {
                 start[usize::from(m.text.as_bytes()[0]) + 1] += 1;
