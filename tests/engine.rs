@@ -362,6 +362,44 @@ fn the_store_text_index_changes_no_decision() {
 }
 
 #[test]
+fn a_closer_memory_of_another_type_does_not_hide_the_one_decide_picks() {
+    // Conflict resolution reads the stored finds from the most similar down, and stops at
+    // the first similarity with a live memory of the new one's type (decide keeps one). Here
+    // the most similar find is the lexical look-up's (it sees every type): a history memory
+    // with the new memory's very text. The preference it restates is the next one down, and
+    // is reinforced, as reading every find decided it (the store without a text index).
+    let decisions = |w: &World| {
+        npc(w, "kinds", json!({}));
+        let first = add(
+            w,
+            "kinds",
+            json!([
+                {"summary": "The user loves spicy hot pot", "type": "preference"},
+                {"summary": "The user really loves spicy hot pot.", "type": "history"},
+            ]),
+        );
+        let again = add(
+            w,
+            "kinds",
+            json!([{"summary": "The user really loves spicy hot pot.", "type": "preference"}]),
+        );
+        let result = &again.results[0];
+        (result.action.clone(), result.id == first.results[0].id)
+    };
+    let indexed = world();
+    assert_eq!(decisions(&indexed), ("reinforced".to_string(), true));
+    let plain = world();
+    let without_index = World {
+        hippo: hippo::Hippo::new(Ports {
+            store: Rc::new(TestStore::failing(plain.store.clone())),
+            ..plain.hippo.ports().clone()
+        }),
+        ..plain
+    };
+    assert_eq!(decisions(&without_index), ("reinforced".to_string(), true));
+}
+
+#[test]
 fn an_exact_repeat_is_found_by_its_text_when_similarity_cannot_see_it() {
     // The vector index is down and every word of the repeat is in more memories than the
     // lexical look-up reads: only the text itself can still find the stored memory.

@@ -5,7 +5,8 @@
 //! Run under Node by `make test-npm` (`wasm-bindgen-test-runner`).
 #![cfg(target_arch = "wasm32")]
 
-use hippo::store::int8::{dot_i8, Query};
+use hippo::retrieval::embed::dot;
+use hippo::store::int8::{dot_f32_i8, dot_i8, Query};
 use wasm_bindgen_test::*;
 
 fn plain(a: &[i8], b: &[i8]) -> i32 {
@@ -80,4 +81,76 @@ fn row_dots_match_the_plain_sum() {
             );
         }
     }
+}
+
+/// The float dots' definition (`embed::dot`'s plain loop): eight lanes, lane `i` adding the
+/// products of the elements `i` mod 8 of the whole chunks both slices have, in order, the
+/// lanes then summed in order, then the products of each slice's leftovers. The simd128
+/// kernels must give it to the bit: a rescored cosine sits beside thresholds, and a last-bit
+/// change moved a decision once (the twenty-seventh session's `year` run).
+fn eight_lanes(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [0f32; 8];
+    for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
+        for i in 0..8 {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    let (a_tail, b_tail) = (a.chunks_exact(8).remainder(), b.chunks_exact(8).remainder());
+    let tail: f32 = a_tail.iter().zip(b_tail).map(|(x, y)| x * y).sum();
+    acc.iter().sum::<f32>() + tail
+}
+
+/// Values of every magnitude and sign (a sum of them rounds at every step).
+fn floats(len: usize, seed: u32) -> Vec<f32> {
+    (0..len as u32)
+        .map(|i| {
+            let x = i
+                .wrapping_mul(2_654_435_761)
+                .wrapping_add(seed.wrapping_mul(40_503));
+            let sign = if x & 1 == 0 { 1.0 } else { -1.0 };
+            sign * (x % 10_007) as f32 * [1e-7, 1e-3, 0.37, 3.1e4][(x >> 3) as usize % 4]
+        })
+        .collect()
+}
+
+#[wasm_bindgen_test]
+fn simd_float_dots_are_the_eight_lane_sums_to_the_bit() {
+    for len in (0..=40).chain([255, 256, 257, 384, 1024]) {
+        let (a, b) = (floats(len, 1), floats(len, 2));
+        assert_eq!(
+            dot(&a, &b).to_bits(),
+            eight_lanes(&a, &b).to_bits(),
+            "dot, length {len}"
+        );
+        let codes: Vec<i8> = (0..len)
+            .map(|i| ((i * 101 + 3) % 256) as u8 as i8)
+            .collect();
+        let wide: Vec<f32> = codes.iter().map(|&c| f32::from(c)).collect();
+        assert_eq!(
+            dot_f32_i8(&a, &codes).to_bits(),
+            eight_lanes(&a, &wide).to_bits(),
+            "dot_f32_i8, length {len}"
+        );
+    }
+    // Slices of different lengths: `dot` as its plain loop has it, `dot_f32_i8` over the
+    // shorter length.
+    for (x, y) in [(40, 33), (33, 40), (16, 9), (7, 64), (0, 8)] {
+        let (a, b) = (floats(x, 3), floats(y, 4));
+        assert_eq!(
+            dot(&a, &b).to_bits(),
+            eight_lanes(&a, &b).to_bits(),
+            "dot, {x} × {y}"
+        );
+        let codes: Vec<i8> = (0..y).map(|i| (i as i8).wrapping_mul(37)).collect();
+        let wide: Vec<f32> = codes.iter().map(|&c| f32::from(c)).collect();
+        let n = x.min(y);
+        assert_eq!(
+            dot_f32_i8(&a, &codes).to_bits(),
+            eight_lanes(&a[..n], &wide[..n]).to_bits(),
+            "dot_f32_i8, {x} × {y}"
+        );
+    }
+    // The largest codes overflow to infinity as the plain loop does.
+    let (a, codes) = (vec![-3.0e38f32; 16], vec![-128i8; 16]);
+    assert_eq!(dot_f32_i8(&a, &codes), f32::INFINITY);
 }

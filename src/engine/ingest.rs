@@ -8,7 +8,7 @@ use crate::api::AddMemoryResult;
 use crate::error::{Error, Result};
 use crate::memory::conflict::{self, normalize_text, Decision, Verdict};
 use crate::memory::strength::reinforce_on_encounter;
-use crate::memory::{Collection, Memory};
+use crate::memory::{Collection, Memory, MemoryType};
 use crate::ports::{is_live_of_kind, EmbedKind, LexicalQuery, VectorFilter, VectorItem, Write};
 use crate::retrieval::embed::{self, cosine, same_words_cached};
 use crate::retrieval::tokenize::tokenize_query_to_index;
@@ -339,11 +339,18 @@ impl Hippo {
             .collect();
         let kind = (Collection::Memory, item.memory_type);
         let same_kind = |m: &Memory| is_live_of_kind(m, kind);
-        let mut found: Vec<Memory> = self
-            .ports
-            .store
-            .live_memories_by_id(npcid, &ids, kind)
-            .await?;
+        let mut found: Vec<Memory> = match (vector, stored_texts) {
+            (Some(v), StoredTexts::Differ) => {
+                self.most_similar_stored(npcid, (v, ambiguous), &ids, kind, &mut sims, known)
+                    .await?
+            }
+            _ => {
+                self.ports
+                    .store
+                    .live_memories_by_id(npcid, &ids, kind)
+                    .await?
+            }
+        };
         // The store's, then the plan's (loops, not iterator chains: less code in the wasm),
         // with the plan's positions among the memories it touched.
         let mut planned: Vec<&Memory> = Vec::new();
@@ -427,6 +434,69 @@ impl Hippo {
         }
         out.reverse();
         Ok(out)
+    }
+
+    /// The stored memories of `ids` decide can pick when none has the new memory's text
+    /// ([`StoredTexts::Differ`]): of those the index scores at or above `floor`, the most
+    /// similar live ones (all of a tie, which decide breaks by age and text), and all it does
+    /// not score (the caller compares or embeds them). Decide keeps one: reading every find
+    /// was a tenth of a fill in the package. The finds' index similarities go into `sims`
+    /// first, except for a vector the plan knows (the caller's cosine, not the index's).
+    async fn most_similar_stored(
+        &self,
+        npcid: &str,
+        (vector, floor): (&[f32], f32),
+        ids: &[String],
+        kind: (Collection, MemoryType),
+        sims: &mut IndexMap<Option<f32>>,
+        known: &Known,
+    ) -> Result<Vec<Memory>> {
+        // As the caller's similarity: the index's, else the cosine with a vector the plan
+        // knows (which the index is not asked for).
+        let unscored: Vec<String> = ids
+            .iter()
+            .filter(|id| sims.get(*id).copied().flatten().is_none())
+            .filter(|id| !known.vectors.contains_key(*id))
+            .cloned()
+            .collect();
+        if !unscored.is_empty() {
+            let scored = self
+                .ports
+                .vectors
+                .similarities(npcid, vector, &unscored)
+                .await;
+            for (id, s) in scored.unwrap_or_default() {
+                sims.insert(id, Some(s));
+            }
+        }
+        // Those the index did not score (a vector the plan knows, or none) are read always.
+        let score = |id: &String| sims.get(id).copied().flatten();
+        // Level by level from the top: the best one's record may be gone or of another type.
+        let mut above: Option<f32> = None;
+        loop {
+            let level = ids
+                .iter()
+                .filter_map(score)
+                .filter(|s| *s >= floor && above.is_none_or(|above| *s < above))
+                .max_by(f32::total_cmp);
+            let wanted: Vec<String> = ids
+                .iter()
+                .filter(|id| score(id).is_none_or(|s| Some(s) == level))
+                .cloned()
+                .collect();
+            if wanted.is_empty() {
+                return Ok(Vec::new());
+            }
+            let found = self
+                .ports
+                .store
+                .live_memories_by_id(npcid, &wanted, kind)
+                .await?;
+            if level.is_none() || found.iter().any(|m| score(&m.id) == level) {
+                return Ok(found);
+            }
+            above = level;
+        }
     }
 
     /// `exact` with their similarity to `vector` (decide reinforces the most similar of

@@ -199,6 +199,9 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
 /// Eight independent accumulators let the loop pipeline and vectorize (a plain `.sum()` is
 /// one serial chain of float adds): brute-force vector search is this loop, per memory.
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    return simd128::dot(a, b);
+    #[allow(unreachable_code)]
     let mut acc = [0.0f32; 8];
     let (a_chunks, b_chunks) = (a.chunks_exact(8), b.chunks_exact(8));
     let tail: f32 = a_chunks
@@ -213,6 +216,53 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
         }
     }
     acc.iter().sum::<f32>() + tail
+}
+
+/// The eight-lane float sums in wasm's SIMD, bit for bit those of the plain loops: lane `i`
+/// adds the products of the elements `i` mod 8 in the same order, and the lanes are summed as
+/// there. The package is compiled for size (opt-level "s"), where LLVM leaves those loops
+/// scalar: a fill rescored and compared vectors at a quarter of the speed.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+pub(crate) mod simd128 {
+    use core::arch::wasm32::*;
+
+    /// [`super::dot`], at any two lengths as there: the whole chunks both have, then the
+    /// products of the two slices' leftovers past their own whole chunks.
+    pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+        let (a_whole, b_whole) = (a.len() - a.len() % 8, b.len() - b.len() % 8);
+        let whole = a_whole.min(b_whole);
+        let (mut low, mut high) = (f32x4_splat(0.0), f32x4_splat(0.0));
+        let mut at = 0;
+        while at < whole {
+            // SAFETY: `at + 8 <= whole`, within both; unaligned loads are allowed.
+            unsafe {
+                let (x, y) = (
+                    a.as_ptr().add(at) as *const v128,
+                    b.as_ptr().add(at) as *const v128,
+                );
+                low = f32x4_add(low, f32x4_mul(v128_load(x), v128_load(y)));
+                high = f32x4_add(high, f32x4_mul(v128_load(x.add(1)), v128_load(y.add(1))));
+            }
+            at += 8;
+        }
+        let tail: f32 = a[a_whole..]
+            .iter()
+            .zip(&b[b_whole..])
+            .map(|(x, y)| x * y)
+            .sum();
+        lanes_sum(low, high) + tail
+    }
+
+    /// Lanes 0–3 then 4–7, summed in order as the plain loops sum their array.
+    pub fn lanes_sum(low: v128, high: v128) -> f32 {
+        let mut lanes = [0f32; 8];
+        // SAFETY: `lanes` holds two vectors' worth of f32; unaligned stores are allowed.
+        unsafe {
+            v128_store(lanes.as_mut_ptr() as *mut v128, low);
+            v128_store(lanes.as_mut_ptr().add(4) as *mut v128, high);
+        }
+        lanes.iter().sum::<f32>()
+    }
 }
 
 /// FNV-1a over a kind byte and the text, then a splitmix64 finaliser for well-mixed high bits.

@@ -175,6 +175,34 @@ mod simd128 {
         sum
     }
 
+    /// [`super::dot_f32_i8`] of two slices of one length, in its eight lanes (as
+    /// [`crate::retrieval::embed::simd128`]: bit for bit the plain loop's sum).
+    pub fn dot_f32_i8(values: &[f32], codes: &[i8]) -> f32 {
+        let whole = values.len() - values.len() % 8;
+        let (mut low, mut high) = (f32x4_splat(0.0), f32x4_splat(0.0));
+        let mut at = 0;
+        while at < whole {
+            // SAFETY: `at + 8 <= whole <= len` of both; unaligned loads are allowed.
+            unsafe {
+                let c = i16x8_load_extend_i8x8(codes.as_ptr().add(at));
+                let v = values.as_ptr().add(at) as *const v128;
+                let (c_low, c_high) = (i32x4_extend_low_i16x8(c), i32x4_extend_high_i16x8(c));
+                low = f32x4_add(low, f32x4_mul(v128_load(v), f32x4_convert_i32x4(c_low)));
+                high = f32x4_add(
+                    high,
+                    f32x4_mul(v128_load(v.add(1)), f32x4_convert_i32x4(c_high)),
+                );
+            }
+            at += 8;
+        }
+        let tail: f32 = values[whole..]
+            .iter()
+            .zip(&codes[whole..])
+            .map(|(v, c)| v * f32::from(*c))
+            .sum();
+        crate::retrieval::embed::simd128::lanes_sum(low, high) + tail
+    }
+
     /// Whole rows of `codes.len()`.
     pub fn dot_rows(rows: &[i8], codes: &[i8], wide: &[v128], out: &mut [i32]) {
         let dim = codes.len();
@@ -259,6 +287,9 @@ mod avx2 {
 pub fn dot_f32_i8(values: &[f32], codes: &[i8]) -> f32 {
     let n = values.len().min(codes.len());
     let (values, codes) = (&values[..n], &codes[..n]);
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    return simd128::dot_f32_i8(values, codes);
+    #[allow(unreachable_code)]
     let mut acc = [0.0f32; 8];
     let (value_chunks, code_chunks) = (values.chunks_exact(8), codes.chunks_exact(8));
     let tail: f32 = value_chunks

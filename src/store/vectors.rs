@@ -195,23 +195,34 @@ impl VectorSpace {
         self.scan(vector, &q, top_k, filter, probed.as_deref())
     }
 
-    /// The cosine of `vector` with each of `ids` this space holds: a scan of their rows
-    /// alone, every one kept (rescored as any query's shortlist), best first.
+    /// The cosine of `vector` with each of `ids` this space holds, best first: each row
+    /// rescored as any query's shortlist is. Every row is kept, so there is no integer scan
+    /// to shortlist them (quantising the query and scanning were a third of the call).
     pub fn similarities(&self, vector: &[f32], ids: &[String]) -> Vec<(String, f32)> {
-        let slots: Vec<u32> = ids
-            .iter()
-            .filter_map(|id| self.slot_of.get(id.as_str()).copied())
-            .collect();
-        let Some(q) = self.quantize_query(vector, slots.len()) else {
+        let qnorm = dot(vector, vector).sqrt();
+        if vector.len() != self.dim || qnorm == 0.0 || !qnorm.is_finite() {
             return Vec::new();
-        };
-        let every_kind = VectorFilter::default();
-        self.scan(vector, &q, slots.len(), &every_kind, Some(&slots))
+        }
+        let mut hits = Vec::with_capacity(ids.len());
+        for id in ids {
+            let Some(&slot) = self.slot_of.get(id.as_str()) else {
+                continue;
+            };
+            // A zero vector's weight is 0: it is never a hit (as in a scan).
+            if self.weights[slot as usize] > 0.0 {
+                hits.push(self.rescored(vector, qnorm, slot as usize));
+            }
+        }
+        ranked(hits, ids.len())
     }
 
-    /// The cosine of the query's f32 values with a row's codes.
-    fn rescore(&self, vector: &[f32], qnorm: f32, slot: usize) -> f32 {
-        dot_f32_i8(vector, self.row(slot)) * self.scales[slot] / (self.norms[slot] * qnorm)
+    /// The cosine of the query's f32 values with a row's codes, as a hit.
+    fn rescored(&self, vector: &[f32], qnorm: f32, slot: usize) -> Hit<&str> {
+        Hit {
+            score: dot_f32_i8(vector, self.row(slot)) * self.scales[slot]
+                / (self.norms[slot] * qnorm),
+            id: &self.ids[slot],
+        }
     }
 
     /// The query's codes, or `None` when it can find nothing.
@@ -293,20 +304,22 @@ impl VectorSpace {
             }
         }
         // Rescoring with the query's own values.
-        let mut hits: Vec<Hit<&str>> = best
+        let hits = best
             .into_iter()
-            .map(|h| Hit {
-                score: self.rescore(vector, qnorm, h.id),
-                id: &*self.ids[h.id],
-            })
+            .map(|h| self.rescored(vector, qnorm, h.id))
             .collect();
-        // Through the one shared sort: each `sort` instantiation costs the npm wasm ~1 KB.
-        crate::order::sort_by(&mut hits, Hit::cmp);
-        hits.truncate(top_k);
-        hits.into_iter()
-            .map(|h| (h.id.to_string(), h.score))
-            .collect()
+        ranked(hits, top_k)
     }
+}
+
+/// The `top_k` best of rescored `hits`, best first (ties by id).
+fn ranked(mut hits: Vec<Hit<&str>>, top_k: usize) -> Vec<(String, f32)> {
+    // Through the one shared sort: each `sort` instantiation costs the npm wasm ~1 KB.
+    crate::order::sort_by(&mut hits, Hit::cmp);
+    hits.truncate(top_k);
+    hits.into_iter()
+        .map(|h| (h.id.to_string(), h.score))
+        .collect()
 }
 
 /// What a scan's filter keeps, as a table by collection and type: one look-up per row.

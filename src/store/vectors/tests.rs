@@ -284,7 +284,10 @@ fn the_scan_keeps_the_best_integer_scores_of_the_kinds_kept() {
         kept.truncate(top_k.saturating_mul(RESCORE_FACTOR).max(RESCORE_MIN));
         let mut expected: Vec<(f32, &str)> = kept
             .iter()
-            .map(|&(_, slot)| (space.rescore(query, qnorm, slot), &*space.ids[slot]))
+            .map(|&(_, slot)| {
+                let hit = space.rescored(query, qnorm, slot);
+                (hit.score, hit.id)
+            })
             .collect();
         expected.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
         expected.truncate(top_k);
@@ -349,4 +352,43 @@ fn a_floor_leaves_out_only_hits_below_it() {
         compared > 1000,
         "the floors kept too little to compare: {compared}"
     );
+}
+
+#[test]
+fn similarities_are_the_scan_of_the_rows_asked_for() {
+    // What `similarities` answered before it rescored each row directly: a scan of the asked
+    // rows alone, every one kept. More rows than a scan's smallest shortlist, every kind, a
+    // zero vector (never a hit), an id asked twice and ids the space does not hold.
+    let (base, nudged) = cloud(300, 48);
+    let mut space = VectorSpace::default();
+    for (i, v) in base.iter().enumerate() {
+        space
+            .upsert(item(i, MemoryType::ALL[i % 8], v.clone()))
+            .unwrap();
+    }
+    space
+        .upsert(item(300, MemoryType::Profile, vec![0.0; 48]))
+        .unwrap();
+    let mut ids: Vec<String> = (0..301).step_by(3).map(|i| format!("v{i}")).collect();
+    ids.extend(["v3".to_string(), "v999".to_string(), "gone".to_string()]);
+    for query in [&nudged[3], &nudged[200], &base[7]] {
+        let slots: Vec<u32> = ids
+            .iter()
+            .filter_map(|id| space.slot_of.get(id.as_str()).copied())
+            .collect();
+        let scanned = space.scan(
+            query,
+            &quantize(query),
+            slots.len(),
+            &VectorFilter::default(),
+            Some(&slots),
+        );
+        let direct = space.similarities(query, &ids);
+        assert_eq!(direct, scanned);
+        // Every held row but the zero vector, the one asked twice twice.
+        assert_eq!(direct.len(), 101 - 1 + 1);
+        assert_eq!(direct.iter().filter(|(id, _)| id == "v3").count(), 2);
+    }
+    assert!(space.similarities(&[0.0; 48], &ids).is_empty());
+    assert!(space.similarities(&nudged[3][..47], &ids).is_empty());
 }
