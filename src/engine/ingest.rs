@@ -451,8 +451,8 @@ impl Hippo {
         sims: &mut IndexMap<Option<f32>>,
         known: &Known,
     ) -> Result<Vec<Memory>> {
-        // As the caller's similarity: the index's, else the cosine with a vector the plan
-        // knows (which the index is not asked for).
+        // The index is not asked for a memory whose vector the plan knows: the caller
+        // compares that vector (its cosine, not the index's int8 rescoring).
         let unscored: Vec<String> = ids
             .iter()
             .filter(|id| sims.get(*id).copied().flatten().is_none())
