@@ -8,7 +8,8 @@ use hippo::api::*;
 use hippo::engine::Ports;
 use hippo::pkg::PkgValue;
 use hippo::ports::{
-    EmbedKind, Embedder, FixedClock, MemoryFilter, PortResult, Store, Write, WriteBatch,
+    EmbedKind, Embedder, FixedClock, MemoryFilter, PortResult, Store, VectorFilter, VectorIndex,
+    VectorItem, Write, WriteBatch,
 };
 use hippo::retrieval::embed::BuiltinEmbedder;
 use hippo::store::{MemoryStore, MemoryVectorIndex};
@@ -2288,4 +2289,142 @@ fn an_import_raced_by_a_write_is_busy_and_writes_nothing() {
         run(w.hippo.get_pkg("i")).unwrap().pkg["Hobbies"],
         PkgValue::Text("Chess".into())
     );
+}
+
+/// The built-in embedder, declared semantic or not.
+struct BuiltinAs {
+    inner: BuiltinEmbedder,
+    semantic: bool,
+}
+
+#[async_trait::async_trait(?Send)]
+impl Embedder for BuiltinAs {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn dimension(&self) -> usize {
+        self.inner.dimension()
+    }
+    fn thresholds(&self) -> hippo::ports::SimilarityThresholds {
+        self.inner.thresholds()
+    }
+    fn semantic(&self) -> bool {
+        self.semantic
+    }
+    async fn embed(&self, kind: EmbedKind, texts: &[String]) -> PortResult<Vec<Vec<f32>>> {
+        self.inner.embed(kind, texts).await
+    }
+}
+
+/// A vector index that counts its searches (conflict resolution's near look-ups apart) and
+/// records which ids it was asked to score.
+#[derive(Default)]
+struct SpyVectors {
+    inner: MemoryVectorIndex,
+    scans: std::cell::Cell<usize>,
+    scored: std::cell::RefCell<Vec<String>>,
+    /// Whether it answers `similarities` (Vectorize does not: it keeps no copy to score from).
+    answers_similarities: bool,
+}
+
+#[async_trait::async_trait(?Send)]
+impl VectorIndex for SpyVectors {
+    async fn upsert(&self, npcid: &str, items: Vec<VectorItem>) -> PortResult<()> {
+        self.inner.upsert(npcid, items).await
+    }
+    async fn query(
+        &self,
+        npcid: &str,
+        vector: &[f32],
+        top_k: usize,
+        filter: &VectorFilter,
+    ) -> PortResult<Vec<(String, f32)>> {
+        if !filter.near {
+            self.scans.set(self.scans.get() + 1);
+        }
+        self.inner.query(npcid, vector, top_k, filter).await
+    }
+    async fn similarities(
+        &self,
+        npcid: &str,
+        vector: &[f32],
+        ids: &[String],
+    ) -> PortResult<Vec<(String, f32)>> {
+        self.scored.borrow_mut().extend_from_slice(ids);
+        if !self.answers_similarities {
+            return Ok(Vec::new());
+        }
+        self.inner.similarities(npcid, vector, ids).await
+    }
+    async fn delete(&self, npcid: &str, ids: &[String]) -> PortResult<()> {
+        self.inner.delete(npcid, ids).await
+    }
+    async fn delete_npc(&self, npcid: &str) -> PortResult<()> {
+        self.inner.delete_npc(npcid).await
+    }
+}
+
+/// The built-in embedder's vectors are hashed features of the words the lexical index holds:
+/// a retrieval scores the candidates it found with them, and does not scan every vector for
+/// more (its nearest added nothing on the dev sets, docs/BENCHMARKS.md, and the scan was most
+/// of a call at 100k); what the index cannot score is embedded again. A model's nearest can
+/// share no word with the query: it still scans.
+#[test]
+fn only_a_semantic_embedder_searches_the_vector_index_in_a_retrieval() {
+    for (semantic, answers_similarities) in [(false, true), (false, false), (true, true)] {
+        let vectors = Rc::new(SpyVectors {
+            answers_similarities,
+            ..SpyVectors::default()
+        });
+        let hippo = hippo::Hippo::new(Ports {
+            store: Rc::new(MemoryStore::new()),
+            vectors: vectors.clone(),
+            embedder: Rc::new(BuiltinAs {
+                inner: BuiltinEmbedder::new(),
+                semantic,
+            }),
+            llm: None,
+            clock: Rc::new(FixedClock::at(t("2026-04-08T10:00:00Z"))),
+        });
+        run(hippo.upsert_npc("v", NpcUpsert::default())).unwrap();
+        run(hippo.add_memories(
+            "v",
+            json(json!({"memories": [
+                {"summary": "The user drinks green tea every morning", "type": "preference"},
+                {"summary": "The user plays chess on Sundays", "type": "preference"}
+            ]})),
+        ))
+        .unwrap();
+        let tea = run(hippo.list_memories("v", ListMemoriesQuery::default()))
+            .unwrap()
+            .memories
+            .into_iter()
+            .find(|m| m.memory.summary.contains("tea"))
+            .expect("the tea memory")
+            .memory
+            .id;
+        vectors.scored.borrow_mut().clear();
+        let res = run(hippo.search(
+            "v",
+            json(json!({"query": "green tea in the morning", "debug": true})),
+        ))
+        .unwrap();
+        let top = &res.memories[0];
+        assert_eq!(top.id, tea, "{res:?}");
+        let vector = top.signals.as_ref().expect("debug")["vector"];
+        assert!(
+            vector > 0.0,
+            "the vector signal scores the top memory: {res:?}"
+        );
+        assert_eq!(
+            vectors.scans.get(),
+            usize::from(semantic),
+            "semantic: {semantic}"
+        );
+        assert_eq!(
+            vectors.scored.borrow().contains(&tea),
+            !semantic,
+            "semantic: {semantic}"
+        );
+    }
 }

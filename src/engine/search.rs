@@ -18,6 +18,7 @@ use crate::memory::{Collection, Memory, MemoryType};
 use crate::npc::Npc;
 use crate::pkg::{PkgValue, MULTI_VALUE_LIMITS};
 use crate::ports::{EmbedKind, LexicalQuery, MemoryFilter, RetrievalView, VectorFilter};
+use crate::retrieval::embed;
 use crate::retrieval::embed_cache::{text_key, TextKey};
 use crate::retrieval::query::{
     analyse, is_dialogue, split_speaker, Names, VOICED_SUBJECT_STRENGTH,
@@ -243,23 +244,31 @@ impl Hippo {
                 Some((q, s)) => (Some(q), s),
                 None => (None, Vec::new()),
             };
+        // A model's nearest vectors find what shares no word with the query. The built-in
+        // embedder's vectors are hashed features of the words the lexical index holds: its
+        // nearest added nothing (docs/BENCHMARKS.md, "The built-in embedder scores, it does
+        // not search"), and scanning every vector was most of a call at 100k, so its vectors
+        // only score what the words found.
+        let semantic = self.ports.embedder.semantic();
+        // How many of the candidates (the first, in `found_ids`' order) the words found.
+        let found_by_words = found_ids.len();
         if let Some(qv) = &query_vector {
-            let filter = VectorFilter {
-                collections: searched.clone(),
-                types: r.types.clone(),
-                near: false,
-                floor: None,
+            let hits = if semantic {
+                let filter = VectorFilter {
+                    collections: searched.clone(),
+                    types: r.types.clone(),
+                    near: false,
+                    floor: None,
+                };
+                let top_k = rank::VECTOR_CANDIDATES;
+                self.ports.vectors.query(npcid, qv, top_k, &filter).await
+            } else {
+                let ids: Vec<String> = found_ids.keys().cloned().collect();
+                self.ports.vectors.similarities(npcid, qv, &ids).await
             };
             // A vector index that is down degrades the answer, never fails it (SPEC §3.4).
-            if let Ok(hits) = self
-                .ports
-                .vectors
-                .query(npcid, qv, rank::VECTOR_CANDIDATES, &filter)
-                .await
-            {
-                for (id, sim) in hits {
-                    found_ids.insert(id, Some(sim));
-                }
+            for (id, sim) in hits.unwrap_or_default() {
+                found_ids.insert(id, Some(sim));
             }
         }
         if let Some(range) = &time_range {
@@ -289,6 +298,18 @@ impl Hippo {
 
         let ids: Vec<String> = found_ids.keys().cloned().collect();
         let memories = store.memories_by_id(npcid, &ids).await?;
+        if let (Some(qv), embed::NAME) = (&query_vector, self.ports.embedder.name()) {
+            // What the index did not score (Vectorize holds no copy to score ids from; a memory
+            // written while the embedder failed), embedded again: the built-in embedder is
+            // local and cheap, and every backend then ranks alike.
+            for m in &memories {
+                if matches!(found_ids.get_full(&m.id), Some((at, _, None)) if at < found_by_words) {
+                    let text = super::embedding_text(&m.summary, &m.keywords);
+                    let sim = embed::cosine(qv, &embed::BuiltinEmbedder.embed_text(&text));
+                    found_ids.insert(m.id.clone(), Some(sim));
+                }
+            }
+        }
         let mut candidates: Vec<Candidate> = memories
             .into_iter()
             .filter(|m| self.retrievable(m, r, now))
@@ -306,7 +327,7 @@ impl Hippo {
                 &query_vector,
                 structured_vectors.get(i).and_then(Option::as_ref),
             ) {
-                (Some(q), Some(v)) => Some(crate::retrieval::embed::cosine(q, v)),
+                (Some(q), Some(v)) => Some(embed::cosine(q, v)),
                 _ => None,
             };
             candidates.push(c);

@@ -2,8 +2,9 @@
 //! all call [`rank`].
 //!
 //! **Candidates** are built by the caller: the lexical index's top [`LEXICAL_CANDIDATES`] for the
-//! query terms ∪ the vector index's top [`VECTOR_CANDIDATES`] for the query embedding (with their
-//! similarity in `vector_similarity`), plus PKG fields, relationship entities and diary dailies
+//! query terms ∪, with a semantic embedder (a model), the vector index's top
+//! [`VECTOR_CANDIDATES`] for the query embedding (with their similarity in `vector_similarity`;
+//! the built-in embedder's vectors only score the lexical index's top), plus PKG fields, relationship entities and diary dailies
 //! rendered as candidates (few, so all of them), and when the query names a period, up to
 //! [`TIME_CANDIDATES`] memories and diary days of it, and its turns when it is at most
 //! [`TIME_TURNS_MAX_DAYS`] long. **Exclusions are the caller's job**:

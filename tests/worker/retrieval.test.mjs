@@ -296,3 +296,31 @@ test("a request after a retrieval comes after its touches: a delete and re-impor
     await fresh.dispose();
   }
 });
+
+// With the built-in embedder a retrieval scores its lexical finds with the stored vectors
+// instead of scanning them: those scores must come from D1's vectors as they stand, not from
+// an isolate's older copy. Another isolate's write is played here by SQL: one memory's vector
+// becomes another's, and the vector generation moves, as every write of the D1 index does.
+test("a retrieval scores its finds with the vectors D1 holds now, not an older copy", async () => {
+  await w.json("PUT", "/api/npc/xv", {});
+  const added = await w.json("POST", "/api/memories/xv", {
+    memories: [
+      { summary: "User drinks green tea every morning", type: "preference" },
+      { summary: "User bought a green tea set and a kettle in Kyoto last spring", type: "preference" },
+    ],
+  });
+  const [a, b] = added.results.map((r) => r.id);
+  const vector = async () => {
+    const found = await w.json("POST", "/api/memories/xv/search", { query: "green tea", debug: true });
+    const of = (id) => found.memories.find((m) => m.id === id)?.signals?.vector;
+    return [of(a), of(b)];
+  };
+  const [va, vb] = await vector();
+  assert.ok(va !== undefined && vb !== undefined && va !== vb, `${va} ${vb}`);
+  await w.db.batch([
+    w.db.prepare("UPDATE vectors SET vec = (SELECT vec FROM vectors WHERE npcid = 'xv' AND id = ?1) WHERE npcid = 'xv' AND id = ?2").bind(b, a),
+    w.db.prepare("UPDATE vector_generations SET gen = gen + 1 WHERE npcid = 'xv'"),
+  ]);
+  const [na, nb] = await vector();
+  assert.equal(na, nb, "the memory now holds the other's vector");
+});

@@ -435,23 +435,29 @@ fn turn_text(turn: &Value) -> String {
     }
 }
 
-/// The candidates the engine would gather for one question: the vector index's nearest (with
-/// their similarity) ∪ `gathered`, the lexical index's best and the named period's turns (with
-/// a similarity only under `--vector-all`).
+/// The candidates the engine would gather for one question: `gathered`, the lexical index's
+/// best (the first `lexical`) and the named period's turns, with, for a model (`scan`), the
+/// vector index's nearest (with their similarity; the others have one only under
+/// `--vector-all`). The built-in embedder's vectors only score the lexical index's best (the
+/// engine does not scan them).
 fn candidates(
     conv: &Conversation,
     similarities: &[f32],
-    gathered: &[usize],
+    (gathered, lexical): (&[usize], usize),
+    scan: bool,
     vector_all: bool,
 ) -> Vec<Candidate> {
-    let mut nearest: Vec<(usize, f32)> = similarities.iter().copied().enumerate().collect();
-    nearest.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    nearest.truncate(VECTOR_CANDIDATES);
-    let mut chosen: Vec<(usize, Option<f32>)> =
-        nearest.iter().map(|&(i, s)| (i, Some(s))).collect();
-    for &i in gathered {
+    let mut chosen: Vec<(usize, Option<f32>)> = Vec::new();
+    if scan {
+        let mut nearest: Vec<(usize, f32)> = similarities.iter().copied().enumerate().collect();
+        nearest.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        nearest.truncate(VECTOR_CANDIDATES);
+        chosen.extend(nearest.iter().map(|&(i, s)| (i, Some(s))));
+    }
+    for (at, &i) in gathered.iter().enumerate() {
         if !chosen.iter().any(|c| c.0 == i) {
-            chosen.push((i, vector_all.then(|| similarities[i])));
+            let scored = vector_all || (!scan && at < lexical);
+            chosen.push((i, scored.then(|| similarities[i])));
         }
     }
     chosen
@@ -532,6 +538,7 @@ fn evaluate(conv: &Conversation, setup: &Setup, tallies: &mut Tallies) -> Result
             .into_iter()
             .map(|(id, _)| by_id[id.as_str()])
             .collect();
+        let lexical = gathered.len();
         if let Some(range) = time_range.filter(|r| r.days() <= TIME_TURNS_MAX_DAYS) {
             let then = (0..conv.items.len()).filter(|&i| range.contains(conv.items[i].time));
             gathered.extend(then.take(TIME_CANDIDATES));
@@ -555,7 +562,13 @@ fn evaluate(conv: &Conversation, setup: &Setup, tallies: &mut Tallies) -> Result
         let ranked = ids(rank_with(
             &setup.weights,
             &req,
-            candidates(conv, &similarities, &gathered, setup.vector_all),
+            candidates(
+                conv,
+                &similarities,
+                (&gathered, lexical),
+                false,
+                setup.vector_all,
+            ),
             &stats,
         ));
         let mut fused_ranked = None;
@@ -585,7 +598,13 @@ fn evaluate(conv: &Conversation, setup: &Setup, tallies: &mut Tallies) -> Result
             let fused = ids(rank_with(
                 &setup.model_weights,
                 &req,
-                candidates(conv, &similarities, &gathered, setup.vector_all),
+                candidates(
+                    conv,
+                    &similarities,
+                    (&gathered, lexical),
+                    true,
+                    setup.vector_all,
+                ),
                 &stats,
             ));
             tallies.fused.add(&q.category, &fused, &q.evidence);

@@ -77,9 +77,7 @@ impl D1VectorIndex {
 
     /// The NPC's vectors, from the isolate's copy when D1's generation says it is current.
     async fn load(&self, npcid: &str) -> PortResult<Rc<VectorSpace>> {
-        // A cheap read of the generation first (unless the store's read fetched it); the
-        // full read below returns the generation in every row (one statement, so the rows
-        // and the number agree).
+        // A cheap read of the generation first (unless the store's read fetched it).
         let generation = match self.request.take_vector_generation(npcid) {
             Some(generation) => generation,
             None => {
@@ -90,6 +88,13 @@ impl D1VectorIndex {
                     .unwrap_or(0.0) as i64
             }
         };
+        self.load_at(npcid, generation).await
+    }
+
+    /// The NPC's vectors at D1's `generation`: the isolate's copy when it is that one, else
+    /// read whole (the read returns the generation in every row: one statement, so the rows
+    /// and the number agree).
+    async fn load_at(&self, npcid: &str, generation: i64) -> PortResult<Rc<VectorSpace>> {
         if let Some(space) = vector_cache::get(npcid, generation) {
             return Ok(space);
         }
@@ -195,17 +200,24 @@ impl VectorIndex for D1VectorIndex {
         Ok(space.query(vector, top_k, filter))
     }
 
-    /// From the isolate's copy as it is, without asking D1 for its generation: conflict
-    /// resolution asks right after its near look-up read or refreshed that copy, and a
-    /// second round trip per new memory would cost more than the built-in embedder does.
-    /// Without a copy (an NPC over the cache's capacity), nothing: the engine embeds.
+    /// When this request's store read fetched the NPC's vector generation and no look-up
+    /// used it yet (a retrieval, which scores its candidates with the built-in embedder's
+    /// vectors instead of scanning them), from the copy at that generation: no round trip
+    /// more than a query's. Otherwise from the isolate's copy as it is, without asking D1:
+    /// conflict resolution asks right after its near look-up read or refreshed that copy,
+    /// and a second round trip per new memory would cost more than the built-in embedder
+    /// does. Without a copy (an NPC over the cache's capacity), nothing: the engine embeds.
     async fn similarities(
         &self,
         npcid: &str,
         vector: &[f32],
         ids: &[String],
     ) -> PortResult<Vec<(String, f32)>> {
-        Ok(vector_cache::latest(npcid)
+        let space = match self.request.take_vector_generation(npcid) {
+            Some(generation) => Some(self.load_at(npcid, generation).await?),
+            None => vector_cache::latest(npcid),
+        };
+        Ok(space
             .map(|space| space.similarities(vector, ids))
             .unwrap_or_default())
     }
