@@ -272,34 +272,43 @@ test("embedding service down: writes stay durable (lexical), retrieval serves, a
   }
 });
 
-test("vector index down during retrieval: lexical answers, nothing changed, recovers", async () => {
-  const w = await startWorker({ vectorize: true });
-  try {
-    await w.json("PUT", "/api/npc/vec-fault", {});
-    await w.json("POST", "/api/memories/vec-fault", {
-      memories: [{ summary: "The user is allergic to peanuts", type: "constraint" }, { summary: "用户喜欢爬山", type: "preference" }],
-    });
-    const token = (await w.json("POST", "/api/npc/vec-fault/tokens", {})).token;
-    const memoriesBefore = (await exportOf(w, "vec-fault")).memories.map((m) => [m.id, m.summary]);
+// With a model the vector index finds candidates, so a failing index is asked and the
+// lexical path answers. The built-in embedder's vectors only score the lexical finds, and
+// Vectorize cannot score ids (the engine embeds them again): its retrievals never ask the
+// index, so its failure cannot reach them.
+for (const [embedder, vars, asked] of [
+  ["a model", { HIPPO_EMBED: "workers-ai", HIPPO_EMBED_MODEL: "@cf/test/embed", HIPPO_EMBED_DIM: "8" }, true],
+  ["the built-in embedder", {}, false],
+]) {
+  test(`vector index down during retrieval with ${embedder}: lexical answers, nothing changed, recovers`, async () => {
+    const w = await startWorker({ vectorize: true, ai: asked, vars });
+    try {
+      await w.json("PUT", "/api/npc/vec-fault", {});
+      await w.json("POST", "/api/memories/vec-fault", {
+        memories: [{ summary: "The user is allergic to peanuts", type: "constraint" }, { summary: "用户喜欢爬山", type: "preference" }],
+      });
+      const token = (await w.json("POST", "/api/npc/vec-fault/tokens", {})).token;
+      const memoriesBefore = (await exportOf(w, "vec-fault")).memories.map((m) => [m.id, m.summary]);
 
-    const queriesBefore = (await w.standin("/state")).calls.filter((c) => c.method === "query").length;
-    await w.standin("/down?on=1");
-    // The index is derived data: retrieval and search fall back to the lexical path.
-    const down = await w.retrieval(token, { query: "what is the user allergic to" });
-    assert.equal(down.status, 200, "no 5xx while the index is down");
-    assert.match(down.body.memories[0]?.summary ?? "", /peanut/i, "lexical retrieval serves");
-    const search = await w.json("POST", "/api/memories/vec-fault/search", { query: "allergic" });
-    assert.match(search.memories[0].summary, /peanut/i);
-    const queriesDown = (await w.standin("/state")).calls.filter((c) => c.method === "query").length;
-    assert.ok(queriesDown > queriesBefore, "the failing index was queried (the fallback was exercised)");
+      const queriesBefore = (await w.standin("/state")).calls.filter((c) => c.method === "query").length;
+      await w.standin("/down?on=1");
+      // The index is derived data: retrieval and search fall back to the lexical path.
+      const down = await w.retrieval(token, { query: "what is the user allergic to" });
+      assert.equal(down.status, 200, "no 5xx while the index is down");
+      assert.match(down.body.memories[0]?.summary ?? "", /peanut/i, "lexical retrieval serves");
+      const search = await w.json("POST", "/api/memories/vec-fault/search", { query: "allergic" });
+      assert.match(search.memories[0].summary, /peanut/i);
+      const queriesDown = (await w.standin("/state")).calls.filter((c) => c.method === "query").length;
+      assert.equal(queriesDown > queriesBefore, asked, "whether the failing index was queried (the fallback exercised)");
 
-    await w.standin("/down?on=0");
-    const up = await w.retrieval(token, { query: "what is the user allergic to" });
-    assert.equal(up.status, 200);
-    assert.match(up.body.memories[0].summary, /peanut/i);
-    const memoriesAfter = (await exportOf(w, "vec-fault")).memories.map((m) => [m.id, m.summary]);
-    assert.deepEqual(memoriesAfter, memoriesBefore);
-  } finally {
-    await w.dispose();
-  }
-});
+      await w.standin("/down?on=0");
+      const up = await w.retrieval(token, { query: "what is the user allergic to" });
+      assert.equal(up.status, 200);
+      assert.match(up.body.memories[0].summary, /peanut/i);
+      const memoriesAfter = (await exportOf(w, "vec-fault")).memories.map((m) => [m.id, m.summary]);
+      assert.deepEqual(memoriesAfter, memoriesBefore);
+    } finally {
+      await w.dispose();
+    }
+  });
+}
