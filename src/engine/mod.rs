@@ -25,7 +25,7 @@ pub use crate::memory::{MAX_CONTEXT_CHARS, MAX_KEYWORDS, MAX_KEYWORD_CHARS, MAX_
 pub use brief::{BRIEF_DEFAULT_TOKENS, BRIEF_MAX_TOKENS};
 pub(crate) use commit::CommitError;
 pub use conversation::MAX_TURN_CHARS;
-pub use ingest::{embedding_text, MemoryPlan};
+pub use ingest::{embedding_text, MemoryPlan, CONFLICT_CANDIDATES, CONFLICT_MAX_DF};
 pub use memories::{MEMORY_PAGE_DEFAULT, MEMORY_PAGE_MAX};
 pub use new_memory::NewMemory;
 pub use reinforce::{Deferred, Flushed};

@@ -21,7 +21,7 @@ use candidates::{exact_candidates, Known, StoredTexts};
 type IndexMap<V> = indexmap::IndexMap<String, V, foldhash::fast::RandomState>;
 
 /// How many similar memories conflict resolution compares a new one with.
-const CONFLICT_CANDIDATES: usize = 8;
+pub const CONFLICT_CANDIDATES: usize = 8;
 /// The most memories a term of a new memory may be in for its lexical look-up to read it
 /// ([`LexicalQuery::max_df`](crate::ports::LexicalQuery::max_df)): "user" / "用户" are in most memories, and reading all of their
 /// postings made each new memory's look-up cost grow with the store. An NPC with at most this
