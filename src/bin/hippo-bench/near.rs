@@ -9,8 +9,9 @@
 //! the exact query (the same filter, `near: false`), and the near one is scored against the
 //! exact one. Beside it, the other half of what conflict resolution compares: the lexical
 //! index's best ([`CONFLICT_CANDIDATES`] over terms in at most [`CONFLICT_MAX_DF`] memories,
-//! scored by cosine, kept from the floor up, of the same type), alone and joined with the near
-//! look-up's (the union is what decide picks from).
+//! of the same type, scored by the index's vectors as conflict resolution scores them, kept
+//! from the floor up), alone and joined with the near look-up's (the union is what decide
+//! picks from).
 //!
 //! ```text
 //! hippo-bench near [--size N] [--every K] [--data FILE] [--json]
@@ -31,7 +32,7 @@ use crate::locomo;
 use hippo::engine::{embedding_text, CONFLICT_CANDIDATES, CONFLICT_MAX_DF};
 use hippo::memory::{Collection, MemoryType};
 use hippo::ports::{EmbedKind, Embedder, VectorFilter, VectorIndex, VectorItem};
-use hippo::retrieval::embed::{cosine, BuiltinEmbedder};
+use hippo::retrieval::embed::BuiltinEmbedder;
 use hippo::retrieval::lexical::LexicalIndex;
 use hippo::retrieval::tokenize::tokenize_query_to_index;
 use hippo::store::MemoryVectorIndex;
@@ -95,9 +96,9 @@ pub fn run(args: &Args) -> Result<(), String> {
     let index = MemoryVectorIndex::new();
     let (mut queries, mut with_hits, mut exact_hits, mut found, mut top1) = (0, 0, 0, 0, 0);
     let (mut near_ms, mut exact_ms) = (Vec::new(), Vec::new());
-    // The lexical leg: the index conflict resolution asks, and each stored row's vector and type.
+    // The lexical leg: the index conflict resolution asks, and each stored row's type.
     let mut lexical = LexicalIndex::new();
-    let mut stored: Vec<(Vec<f32>, MemoryType)> = Vec::new();
+    let mut types: Vec<MemoryType> = Vec::new();
     let (mut lexical_found, mut lexical_top1, mut union_found, mut union_top1) = (0, 0, 0, 0);
     for (i, (text, memory_type)) in texts.iter().enumerate() {
         let vector = block_on(embedder.embed(EmbedKind::Document, std::slice::from_ref(text)))
@@ -121,19 +122,23 @@ pub fn run(args: &Args) -> Result<(), String> {
             exact_ms.push(start.elapsed().as_secs_f64() * 1000.0);
             queries += 1;
             let terms = tokenize_query_to_index(text);
-            let lexical_hits: Vec<(String, f32)> = lexical
+            let type_of = |id: &str| {
+                let at: usize = id.strip_prefix('m')?.parse().ok()?;
+                types.get(at).copied()
+            };
+            // Scored as conflict resolution scores them: by the index's stored vectors.
+            let finds: Vec<String> = lexical
                 .search_rare(&terms, TOP_K, CONFLICT_MAX_DF)
                 .into_iter()
-                .filter_map(|(id, _)| {
-                    let (v, t) = id
-                        .strip_prefix('m')?
-                        .parse()
-                        .ok()
-                        .and_then(|at: usize| stored.get(at))?;
-                    let s = cosine(&vector, v);
-                    (t == memory_type && s >= floor).then_some((id, s))
-                })
+                .map(|(id, _)| id)
+                .filter(|id| type_of(id) == Some(*memory_type))
                 .collect();
+            let lexical_hits: Vec<(String, f32)> =
+                block_on(index.similarities(NPCID, &vector, &finds))
+                    .map_err(|e| e.to_string())?
+                    .into_iter()
+                    .filter(|(_, s)| *s >= floor)
+                    .collect();
             if let Some((best, _)) = exact.first() {
                 with_hits += 1;
                 exact_hits += exact.len();
@@ -163,7 +168,7 @@ pub fn run(args: &Args) -> Result<(), String> {
             values: vector,
         };
         lexical.add(&item.id, text, &[]);
-        stored.push((item.values.clone(), *memory_type));
+        types.push(*memory_type);
         block_on(index.upsert(NPCID, vec![item])).map_err(|e| e.to_string())?;
     }
     let share = |n: usize, of: usize| if of == 0 { 1.0 } else { n as f64 / of as f64 };
