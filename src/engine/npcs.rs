@@ -171,13 +171,9 @@ impl Hippo {
     }
 
     pub(crate) async fn relationships(&self, npcid: &str) -> Result<Relationships> {
-        Ok(self
-            .ports
-            .store
-            .entities(npcid)
-            .await?
-            .into_iter()
-            .collect())
+        Ok(crate::relationship::from_rows(
+            self.ports.store.entities(npcid).await?,
+        ))
     }
 
     pub async fn get_relationships(&self, npcid: &str) -> Result<RelationshipView> {

@@ -33,6 +33,10 @@ const REFINE_ROUNDS: usize = 2;
 const REFINE_SAMPLE: usize = 16;
 /// How many times a kind grows before its centroids are chosen again.
 const REBUILD_GROWTH: usize = 4;
+/// Rows from which the space is laid out in cell order (below, its codes fit a core's cache).
+const LAYOUT_MIN_ROWS: usize = 2048;
+/// The rows are laid out again once one in this many is out of its cell's run.
+const LAYOUT_STRAYS: usize = 8;
 
 /// Where a row is: not yet placed (added since the last look-up of its kind), or in a cell.
 const UNPLACED: u32 = u32::MAX;
@@ -65,6 +69,8 @@ pub struct Partition {
     /// A few kinds (collections × types): a list, not a map (less code in the wasm).
     groups: Vec<(Kind, Group)>,
     cell_of: Vec<u32>,
+    /// Rows added, moved or given new cells since the rows were last laid out in cell order.
+    strays: usize,
 }
 
 impl Partition {
@@ -83,6 +89,7 @@ impl Partition {
     pub fn added(&mut self, slot: usize, kind: Kind) {
         debug_assert_eq!(slot, self.cell_of.len());
         self.cell_of.push(UNPLACED);
+        self.strays += 1;
         let group = self.group(kind);
         group.rows += 1;
         group.unplaced.push(slot as u32);
@@ -91,6 +98,7 @@ impl Partition {
     /// The row at `slot` changes (new codes, maybe a new kind): it is placed again.
     pub fn replaced(&mut self, slot: usize, old: Kind, new: Kind) {
         self.detach(slot, old);
+        self.strays += 1;
         let group = self.group(new);
         group.rows += 1;
         group.unplaced.push(slot as u32);
@@ -100,6 +108,7 @@ impl Partition {
     pub fn removed(&mut self, slot: usize, kind: Kind, last: usize, moved: Kind) {
         self.detach(slot, kind);
         if slot != last {
+            self.strays += 1;
             let cell = self.cell_of[last];
             let group = self.group(moved);
             let list = match cell {
@@ -147,6 +156,7 @@ impl Partition {
         }
         if group.built_at == 0 || group.rows >= group.built_at * REBUILD_GROWTH {
             build(group, &mut self.cell_of, rows, kind);
+            self.strays += group.rows;
         }
         for slot in std::mem::take(&mut group.unplaced) {
             let cell = closest(group, rows.dim(), rows.codes(slot as usize), 1)[0];
@@ -160,6 +170,34 @@ impl Partition {
             slots.extend_from_slice(&group.cells[cell]);
         }
         slots
+    }
+
+    /// Whether enough rows are out of their cell's run that the space should lay its rows
+    /// out again ([`Partition::lay_out`]).
+    pub fn wants_layout(&self, count: usize) -> bool {
+        count >= LAYOUT_MIN_ROWS && self.strays * LAYOUT_STRAYS >= count
+    }
+
+    /// The slots in cell order — each kind's cells in turn, then its unplaced rows — after
+    /// renumbering itself to that order: the space moves the row at `order[i]` to slot `i`,
+    /// so each cell's rows are adjacent and a look-up reads a few runs of memory.
+    pub fn lay_out(&mut self) -> Vec<u32> {
+        let mut order = Vec::with_capacity(self.cell_of.len());
+        for (_, group) in &mut self.groups {
+            for list in group.cells.iter_mut().chain([&mut group.unplaced]) {
+                for slot in list {
+                    order.push(*slot);
+                    *slot = (order.len() - 1) as u32;
+                }
+            }
+        }
+        debug_assert_eq!(order.len(), self.cell_of.len(), "every row is in one list");
+        self.cell_of = order
+            .iter()
+            .map(|&old| self.cell_of[old as usize])
+            .collect();
+        self.strays = 0;
+        order
     }
 }
 

@@ -185,6 +185,9 @@ impl VectorSpace {
         };
         let probed = match (filter.collections.as_slice(), filter.types.as_slice()) {
             ([collection], [memory_type]) => {
+                if self.partition.wants_layout(self.len()) {
+                    self.lay_out();
+                }
                 let mut partition = std::mem::take(&mut self.partition);
                 let probed = partition.probe(self, (*collection, *memory_type), &q.codes);
                 self.partition = partition;
@@ -193,6 +196,44 @@ impl VectorSpace {
             _ => None,
         };
         self.scan(vector, &q, top_k, filter, probed.as_deref())
+    }
+
+    /// Moves the rows to the partition's cell order. Scattered over the space, a probed
+    /// cell's rows were each a cache miss: at 100k memories a fill's near look-ups spent most
+    /// of their time waiting on memory (docs/BENCHMARKS.md, "Writes: rows laid out by cell").
+    /// In place, a cycle of the permutation at a time: a copy would double the codes' memory.
+    fn lay_out(&mut self) {
+        let mut order = self.partition.lay_out();
+        let mut held = (vec![0; self.dim], vec![0; self.dim]);
+        for start in 0..order.len() {
+            // Each swap puts the row slot `at` takes in place (marked by pointing at itself);
+            // the cycle's last takes the first's.
+            let mut at = start;
+            loop {
+                let next = order[at] as usize;
+                order[at] = at as u32;
+                if next == start {
+                    break;
+                }
+                self.swap_rows(at, next, &mut held);
+                at = next;
+            }
+        }
+        for (slot, id) in self.ids.iter().enumerate() {
+            self.slot_of.insert(id.clone(), slot as u32);
+        }
+    }
+
+    fn swap_rows(&mut self, a: usize, b: usize, (row_a, row_b): &mut (Vec<i8>, Vec<i8>)) {
+        self.ids.swap(a, b);
+        self.meta.swap(a, b);
+        self.norms.swap(a, b);
+        self.scales.swap(a, b);
+        self.weights.swap(a, b);
+        row_a.copy_from_slice(self.codes.row(a));
+        row_b.copy_from_slice(self.codes.row(b));
+        self.codes.row_mut(a).copy_from_slice(row_b);
+        self.codes.row_mut(b).copy_from_slice(row_a);
     }
 
     /// The cosine of `vector` with each of `ids` this space holds, best first: each row

@@ -41,13 +41,13 @@ pub(super) async fn run(
                 .map_err(StageError::Store)?
                 .ok_or(StageError::NpcDeleted)?;
 
-            let entities: Relationships = ports
-                .store
-                .entities(npcid)
-                .await
-                .map_err(StageError::Store)?
-                .into_iter()
-                .collect();
+            let entities: Relationships = crate::relationship::from_rows(
+                ports
+                    .store
+                    .entities(npcid)
+                    .await
+                    .map_err(StageError::Store)?,
+            );
             let entity_links: Vec<Vec<String>> = found
                 .entity_ops
                 .iter()

@@ -392,3 +392,92 @@ fn similarities_are_the_scan_of_the_rows_asked_for() {
     assert!(space.similarities(&[0.0; 48], &ids).is_empty());
     assert!(space.similarities(&nudged[3][..47], &ids).is_empty());
 }
+
+#[test]
+fn rows_laid_out_by_cell_keep_every_vector_and_answer_and_a_cell_is_one_run() {
+    let (base, nudged) = cloud(3000, 32);
+    let kind_of = |i: usize| [MemoryType::Profile, MemoryType::History][i % 2];
+    let mut space = VectorSpace::default();
+    for (i, v) in base.iter().enumerate() {
+        space.upsert(item(i, kind_of(i), v.clone())).unwrap();
+    }
+    // Edits before the layout: removals move the last rows, replacements change kinds.
+    let removed = |i: usize| i % 37 == 0;
+    for i in (0..3000).filter(|i| removed(*i)) {
+        space.remove(&format!("v{i}"));
+    }
+    let kind_of = |i: usize| {
+        if i % 43 == 1 {
+            MemoryType::Profile
+        } else {
+            kind_of(i)
+        }
+    };
+    for i in (1..3000).step_by(43).filter(|i| !removed(*i)) {
+        space
+            .upsert(item(i, MemoryType::Profile, base[i].clone()))
+            .unwrap();
+    }
+    let every_kind = VectorFilter::default();
+    let kept: Vec<String> = (0..3000)
+        .filter(|i| !removed(*i))
+        .map(|i| format!("v{i}"))
+        .collect();
+    let before: Vec<_> = nudged
+        .iter()
+        .step_by(101)
+        .map(|v| space.query(v, 8, &every_kind))
+        .collect();
+    let similar_before = space.similarities(&nudged[5], &kept);
+
+    // The first near look-up lays out the rows added so far and builds the kind's cells;
+    // the second lays them out again, cell by cell.
+    let history = near_filter(MemoryType::History);
+    space.query_near(&nudged[2], 8, &history);
+    space.query_near(&nudged[2], 8, &history);
+    assert!(!space.partition.wants_layout(space.len()));
+
+    for i in (0..3000).filter(|i| !removed(*i)) {
+        let slot = space.slot_of[format!("v{i}").as_str()] as usize;
+        assert_eq!(*space.ids[slot], format!("v{i}"));
+        assert_eq!(space.row(slot), quantize(&base[i]).codes, "row of v{i}");
+        assert_eq!(space.meta[slot], (Collection::Memory, kind_of(i)));
+    }
+    let after: Vec<_> = nudged
+        .iter()
+        .step_by(101)
+        .map(|v| space.query(v, 8, &every_kind))
+        .collect();
+    assert_eq!(after, before);
+    assert_eq!(space.similarities(&nudged[5], &kept), similar_before);
+    // A snapshot written in the new order restores the same answers.
+    let index = MemoryVectorIndex::new();
+    index.npcs.borrow_mut().insert("n".into(), space.clone());
+    let restored = MemoryVectorIndex::restore(&index.snapshot()).unwrap();
+    let restored = restored.npcs.borrow()["n"].clone();
+    for v in nudged.iter().step_by(101) {
+        assert_eq!(
+            restored.query(v, 8, &every_kind),
+            space.query(v, 8, &every_kind)
+        );
+    }
+
+    // A look-up reads each probed cell as one run of adjacent rows.
+    let mut partition = std::mem::take(&mut space.partition);
+    let probed = partition.probe(
+        &space,
+        (Collection::Memory, MemoryType::History),
+        &quantize(&nudged[4]).codes,
+    );
+    space.partition = partition;
+    let runs = 1 + probed.windows(2).filter(|w| w[1] != w[0] + 1).count();
+    assert!(
+        probed.len() > 100 && runs <= crate::store::partition::PROBES,
+        "{} rows in {runs} runs",
+        probed.len()
+    );
+    // Near answers are still those of the rows' own vectors.
+    let near = space.query_near(&nudged[4], 8, &history);
+    let exact = space.query(&nudged[4], 8, &history);
+    assert_eq!(near.first(), exact.first());
+}
