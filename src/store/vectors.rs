@@ -20,7 +20,7 @@ use crate::retrieval::embed::dot;
 use async_trait::async_trait;
 use std::cell::{Cell, RefCell};
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BinaryHeap, HashMap};
+use std::collections::{BTreeMap, BinaryHeap};
 
 /// How many candidates per asked-for result the integer scan keeps for rescoring.
 pub const RESCORE_FACTOR: usize = 4;
@@ -42,7 +42,9 @@ pub struct VectorSpace {
     /// dot product by, so it divides nothing per row.
     weights: Vec<f32>,
     codes: CodeRows,
-    slot_of: HashMap<Box<str>, u32>,
+    /// Foldhash, not the standard SipHash: a fill looks ids up here several times per new
+    /// memory, and a layout renumbers every row.
+    slot_of: foldhash::HashMap<Box<str>, u32>,
     /// Cells of each kind for [`VectorSpace::query_near`], kept in step with the rows.
     partition: Partition,
 }
@@ -147,7 +149,7 @@ impl VectorSpace {
             self.norms.swap(slot, last);
             self.scales.swap(slot, last);
             self.weights.swap(slot, last);
-            self.slot_of.insert(self.ids[slot].clone(), slot as u32);
+            self.renumber(slot);
         }
         self.ids.pop();
         self.meta.pop();
@@ -219,8 +221,15 @@ impl VectorSpace {
                 at = next;
             }
         }
-        for (slot, id) in self.ids.iter().enumerate() {
-            self.slot_of.insert(id.clone(), slot as u32);
+        for slot in 0..self.ids.len() {
+            self.renumber(slot);
+        }
+    }
+
+    /// Points the id at `slot` to it (its row has moved there).
+    fn renumber(&mut self, slot: usize) {
+        if let Some(entry) = self.slot_of.get_mut(&self.ids[slot]) {
+            *entry = slot as u32;
         }
     }
 
