@@ -139,20 +139,18 @@ pub fn run(args: &Args) -> Result<(), String> {
                     .into_iter()
                     .filter(|(_, s)| *s >= floor)
                     .collect();
-            if let Some((best, _)) = exact.first() {
+            if !exact.is_empty() {
                 with_hits += 1;
                 exact_hits += exact.len();
-                found += exact
-                    .iter()
-                    .filter(|(id, _)| near.iter().any(|(n, _)| n == id))
-                    .count();
-                top1 += usize::from(near.first().is_some_and(|(id, _)| id == best));
                 let mut union = near.clone();
                 for hit in &lexical_hits {
                     if !union.iter().any(|(id, _)| *id == hit.0) {
                         union.push(hit.clone());
                     }
                 }
+                let (held, first) = scored(&exact, near);
+                found += held;
+                top1 += usize::from(first);
                 let (held, first) = scored(&exact, lexical_hits);
                 lexical_found += held;
                 lexical_top1 += usize::from(first);
