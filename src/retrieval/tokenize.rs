@@ -37,31 +37,18 @@ fn stemmer() -> &'static Stemmer {
     STEMMER.get_or_init(|| Stemmer::create(Algorithm::English))
 }
 
-/// Stems remembered, at most this many (then forgotten all at once): a word is stemmed
-/// again each time a text is embedded, indexed or searched (a new memory's words several
-/// times in one write), and the Snowball stemmer cost ~3,000 instructions a word, ~8% of a
-/// fill's. A few hundred KB at most.
-const STEM_MEMO: usize = 4096;
+/// Words' terms remembered, at most this many (then forgotten all at once): a word is turned
+/// into its term again each time a text is embedded, indexed or searched (a new memory's words
+/// several times in one write). The Snowball stemmer cost ~3,000 instructions a word, ~8% of a
+/// fill's, and the stopword check, a binary search of string comparisons, was ~5% of a fill of
+/// long turns once stems were remembered. At ~100 B an entry, under 2 MB.
+const TERM_MEMO: usize = 16_384;
 
 thread_local! {
     // String keys and values, as a plan's normalised texts (`engine::ingest`): one map type
-    // in the wasm, not two.
-    static STEMS: std::cell::RefCell<foldhash::HashMap<String, String>> =
+    // in the wasm, not two. A stopword's value is empty (no term is).
+    static TERMS: std::cell::RefCell<foldhash::HashMap<String, String>> =
         std::cell::RefCell::default();
-}
-
-fn stem(word: &str) -> String {
-    STEMS.with_borrow_mut(|memo| {
-        if let Some(known) = memo.get(word) {
-            return known.clone();
-        }
-        if memo.len() >= STEM_MEMO {
-            memo.clear();
-        }
-        let stemmed = stemmer().stem(word).into_owned();
-        memo.insert(word.to_string(), stemmed.clone());
-        stemmed
-    })
 }
 
 /// NFKC + lowercase: the form every other step sees.
@@ -150,6 +137,24 @@ fn is_apostrophe(c: char) -> bool {
 
 /// The index term of one Latin word, or `None` for a stopword.
 pub fn word_term(word: &str) -> Option<String> {
+    TERMS.with_borrow_mut(|memo| {
+        if let Some(known) = memo.get(word) {
+            return (!known.is_empty()).then(|| known.clone());
+        }
+        if memo.len() >= TERM_MEMO {
+            memo.clear();
+        }
+        let term = term_of(word);
+        // An empty stem would read back as a stopword: not remembered (none is known).
+        if term.as_deref() != Some("") {
+            memo.insert(word.to_string(), term.clone().unwrap_or_default());
+        }
+        term
+    })
+}
+
+/// [`word_term`], worked out.
+fn term_of(word: &str) -> Option<String> {
     let word: Cow<str> = if word.contains('\u{2019}') {
         Cow::Owned(word.replace('\u{2019}', "'"))
     } else {
@@ -170,7 +175,7 @@ pub fn word_term(word: &str) -> Option<String> {
     if base.bytes().all(|b| b.is_ascii_digit()) {
         return Some(base.into_owned());
     }
-    Some(stem(&base))
+    Some(stemmer().stem(&base).into_owned())
 }
 
 /// Appends the unigrams and bigrams of a CJK run, in reading order.
@@ -291,24 +296,34 @@ mod tests {
     }
 
     #[test]
-    fn remembered_stems_are_the_stemmers_past_the_memo_bound() {
-        let suffixes = ["", "s", "ing", "ed", "ation", "ness", "ly", "ies", "ful"];
+    fn remembered_terms_are_the_worked_out_ones_past_the_memo_bound() {
+        let suffixes = [
+            "", "s", "ing", "ed", "ation", "ness", "ly", "ies", "ful", "'s",
+        ];
         let stems = [
             "walk", "happi", "connect", "run", "nation", "hope", "argu", "gener",
         ];
-        let words: Vec<String> = (0..STEM_MEMO + 500)
-            .map(|i| {
-                let (a, b) = (stems[i % stems.len()], suffixes[(i / 8) % suffixes.len()]);
-                format!("{a}{}{b}", "x".repeat(i / 72))
+        // Stopwords (an empty value in the memo) and numbers among the stemmed words.
+        let other = ["the", "don\u{2019}t", "i'd", "42", "'s", "it's", "o'neil's"];
+        let words: Vec<String> = (0..TERM_MEMO + 500)
+            .map(|i| match i % 11 {
+                10 => other[(i / 11) % other.len()].to_string(),
+                _ => {
+                    let (a, b) = (stems[i % stems.len()], suffixes[(i / 8) % suffixes.len()]);
+                    format!("{a}{}{b}", "x".repeat(i / 80))
+                }
             })
             .collect();
+        assert_eq!(term_of("the"), None);
+        assert_eq!(term_of("don\u{2019}t"), None);
+        assert_eq!(term_of("walking"), Some("walk".to_string()));
         // Twice over: the second round reads the memo, which was cleared once in between.
         for _ in 0..2 {
             for word in &words {
-                assert_eq!(stem(word), stemmer().stem(word), "{word}");
+                assert_eq!(word_term(word), term_of(word), "{word}");
             }
         }
-        assert!(STEMS.with_borrow(|memo| memo.len()) <= STEM_MEMO);
+        assert!(TERMS.with_borrow(|memo| memo.len()) <= TERM_MEMO);
     }
 
     #[test]
