@@ -40,9 +40,10 @@ fn stemmer() -> &'static Stemmer {
 /// Words' terms remembered, at most this many (then forgotten all at once): a word is turned
 /// into its term again each time a text is embedded, indexed or searched (a new memory's words
 /// several times in one write). The Snowball stemmer cost ~3,000 instructions a word, ~8% of a
-/// fill's, and the stopword check, a binary search of string comparisons, was ~5% of a fill of
-/// long turns once stems were remembered. At ~100 B an entry, under 2 MB.
-const TERM_MEMO: usize = 16_384;
+/// fill's, and the stopword check, a binary search of string comparisons, ~5% of a fill of
+/// long turns once stems were remembered. 14,336 is the most a table of 16,384 buckets holds
+/// (7/8): ~0.8 MB of table and two short strings per word, ~1.3 MB in all.
+const TERM_MEMO: usize = 14_336;
 
 thread_local! {
     // String keys and values, as a plan's normalised texts (`engine::ingest`): one map type
