@@ -326,13 +326,29 @@ impl VectorSpace {
             (best.len() == shortlist).then(|| best.peek().map_or(score, |worst| worst.score))
         };
         match slots {
+            // Laid out, a probed cell's rows are consecutive slots: each run of them within a
+            // block is scored by the kernel's row loop in one call, as a full scan's blocks
+            // are (a call per row was most of a near look-up's kernel time in the package).
             Some(slots) => {
-                for &slot in slots {
-                    let slot = slot as usize;
-                    let score = codes.dot(self.row(slot)) as f32 * self.weights[slot];
-                    if score > bar {
-                        bar = offer(slot, score).unwrap_or(bar);
+                let mut dots: Vec<i32> = Vec::new();
+                let mut rest = slots;
+                while let Some(&first) = rest.first() {
+                    let first = first as usize;
+                    let in_block = CodeRows::BLOCK - (first & (CodeRows::BLOCK - 1));
+                    let mut run = 1;
+                    while run < rest.len().min(in_block) && rest[run] as usize == first + run {
+                        run += 1;
                     }
+                    dots.resize(run, 0);
+                    codes.dot_rows(self.codes.run(first, run), &mut dots);
+                    for (k, &dot) in dots.iter().enumerate() {
+                        let slot = first + k;
+                        let score = dot as f32 * self.weights[slot];
+                        if score > bar {
+                            bar = offer(slot, score).unwrap_or(bar);
+                        }
+                    }
+                    rest = &rest[run..];
                 }
             }
             // Every row, a block at a time: the block's dot products in one pass (the
@@ -449,6 +465,12 @@ impl CodeRows {
     fn row(&self, slot: usize) -> &[i8] {
         let (block, range) = self.at(slot);
         &self.blocks[block][range]
+    }
+
+    /// The codes of `count` consecutive rows from `first`, all in `first`'s block.
+    fn run(&self, first: usize, count: usize) -> &[i8] {
+        let (block, range) = self.at(first);
+        &self.blocks[block][range.start..range.start + count * self.dim]
     }
 
     fn row_mut(&mut self, slot: usize) -> &mut [i8] {

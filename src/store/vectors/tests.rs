@@ -481,3 +481,36 @@ fn rows_laid_out_by_cell_keep_every_vector_and_answer_and_a_cell_is_one_run() {
     let exact = space.query(&nudged[4], 8, &history);
     assert_eq!(near.first(), exact.first());
 }
+
+#[test]
+fn a_near_look_up_scores_each_probed_row_as_similarities_does_across_blocks() {
+    // 3,000 rows of one kind: three blocks of codes, cells laid out across their bounds.
+    let (base, nudged) = cloud(3000, 32);
+    let mut space = VectorSpace::default();
+    for (i, v) in base.iter().enumerate() {
+        space
+            .upsert(item(i, MemoryType::Profile, v.clone()))
+            .unwrap();
+    }
+    let kind = (Collection::Memory, MemoryType::Profile);
+    let filter = near_filter(MemoryType::Profile);
+    let mut crossed = false;
+    for v in nudged.iter().step_by(37) {
+        // Every probed row kept (the shortlist is larger than the cells), rescored.
+        let near = space.query_near(v, 10_000, &filter);
+        let mut partition = std::mem::take(&mut space.partition);
+        let probed = partition.probe(&space, kind, &quantize(v).codes);
+        space.partition = partition;
+        let block = |slot: &u32| *slot as usize >> CodeRows::BLOCK_BITS;
+        crossed |= probed
+            .windows(2)
+            .any(|w| w[1] == w[0] + 1 && block(&w[0]) != block(&w[1]));
+        let ids: Vec<String> = probed
+            .iter()
+            .map(|&slot| space.ids[slot as usize].to_string())
+            .collect();
+        assert!(ids.len() > 100);
+        assert_eq!(near, space.similarities(v, &ids));
+    }
+    assert!(crossed, "no probed run crossed a block's bound");
+}
