@@ -80,14 +80,19 @@ fn item(id: usize, memory_type: MemoryType, values: Vec<f32>) -> VectorItem {
     }
 }
 
+/// A space holding `base`, the `i`-th vector as memory `v{i}` of type `type_of(i)`.
+fn filled(base: &[Vec<f32>], type_of: impl Fn(usize) -> MemoryType) -> VectorSpace {
+    let mut space = VectorSpace::default();
+    for (i, v) in base.iter().enumerate() {
+        space.upsert(item(i, type_of(i), v.clone())).unwrap();
+    }
+    space
+}
+
 #[test]
 fn a_near_query_reads_a_few_cells_and_finds_the_restated_vector() {
     let (base, nudged) = cloud(4000, 64);
-    let mut space = VectorSpace::default();
-    for (i, v) in base.iter().enumerate() {
-        let kind = [MemoryType::Profile, MemoryType::History][i % 2];
-        space.upsert(item(i, kind, v.clone())).unwrap();
-    }
+    let mut space = filled(&base, |i| [MemoryType::Profile, MemoryType::History][i % 2]);
     // Edits: some removed (the last rows move into their slots), some replaced.
     for i in (0..4000).step_by(97) {
         space.remove(&format!("v{i}"));
@@ -360,12 +365,7 @@ fn similarities_are_the_scan_of_the_rows_asked_for() {
     // rows alone, every one kept. More rows than a scan's smallest shortlist, every kind, a
     // zero vector (never a hit), an id asked twice and ids the space does not hold.
     let (base, nudged) = cloud(300, 48);
-    let mut space = VectorSpace::default();
-    for (i, v) in base.iter().enumerate() {
-        space
-            .upsert(item(i, MemoryType::ALL[i % 8], v.clone()))
-            .unwrap();
-    }
+    let mut space = filled(&base, |i| MemoryType::ALL[i % 8]);
     space
         .upsert(item(300, MemoryType::Profile, vec![0.0; 48]))
         .unwrap();
@@ -397,10 +397,7 @@ fn similarities_are_the_scan_of_the_rows_asked_for() {
 fn rows_laid_out_by_cell_keep_every_vector_and_answer_and_a_cell_is_one_run() {
     let (base, nudged) = cloud(3000, 32);
     let kind_of = |i: usize| [MemoryType::Profile, MemoryType::History][i % 2];
-    let mut space = VectorSpace::default();
-    for (i, v) in base.iter().enumerate() {
-        space.upsert(item(i, kind_of(i), v.clone())).unwrap();
-    }
+    let mut space = filled(&base, kind_of);
     // Edits before the layout: removals move the last rows, replacements change kinds.
     let removed = |i: usize| i % 37 == 0;
     for i in (0..3000).filter(|i| removed(*i)) {
@@ -486,12 +483,7 @@ fn rows_laid_out_by_cell_keep_every_vector_and_answer_and_a_cell_is_one_run() {
 fn a_near_look_up_scores_each_probed_row_as_similarities_does_across_blocks() {
     // 3,000 rows of one kind: three blocks of codes, cells laid out across their bounds.
     let (base, nudged) = cloud(3000, 32);
-    let mut space = VectorSpace::default();
-    for (i, v) in base.iter().enumerate() {
-        space
-            .upsert(item(i, MemoryType::Profile, v.clone()))
-            .unwrap();
-    }
+    let mut space = filled(&base, |_| MemoryType::Profile);
     let kind = (Collection::Memory, MemoryType::Profile);
     let filter = near_filter(MemoryType::Profile);
     let mut crossed = false;
