@@ -42,8 +42,12 @@ fn stemmer() -> &'static Stemmer {
 /// several times in one write). The Snowball stemmer cost ~3,000 instructions a word, ~8% of a
 /// fill's, and the stopword check, a binary search of string comparisons, ~5% of a fill of
 /// long turns once stems were remembered. 14,336 is the most a table of 16,384 buckets holds
-/// (7/8): ~0.8 MB of table and two short strings per word, ~1.3 MB in all.
+/// (7/8): ~0.8 MB of table and two short strings per word, ~1.3 MB in all (at most ~2.4 MB:
+/// words of [`TERM_MEMO_WORD_BYTES`] and their terms).
 const TERM_MEMO: usize = 14_336;
+/// Longer words are worked out each time, not remembered: a long token (a key, a URL, base64)
+/// rarely comes again, and the memo's size must not depend on what a user pastes.
+const TERM_MEMO_WORD_BYTES: usize = 48;
 
 thread_local! {
     // String keys and values, as a plan's normalised texts (`engine::ingest`): one map type
@@ -138,6 +142,9 @@ fn is_apostrophe(c: char) -> bool {
 
 /// The index term of one Latin word, or `None` for a stopword.
 pub fn word_term(word: &str) -> Option<String> {
+    if word.len() > TERM_MEMO_WORD_BYTES {
+        return term_of(word);
+    }
     TERMS.with_borrow_mut(|memo| {
         if let Some(known) = memo.get(word) {
             return (!known.is_empty()).then(|| known.clone());
@@ -306,25 +313,43 @@ mod tests {
         ];
         // Stopwords (an empty value in the memo) and numbers among the stemmed words.
         let other = ["the", "don\u{2019}t", "i'd", "42", "'s", "it's", "o'neil's"];
-        let words: Vec<String> = (0..TERM_MEMO + 500)
+        let words: Vec<String> = (0..TERM_MEMO * 5 / 4 + 500)
             .map(|i| match i % 11 {
                 10 => other[(i / 11) % other.len()].to_string(),
                 _ => {
                     let (a, b) = (stems[i % stems.len()], suffixes[(i / 8) % suffixes.len()]);
-                    format!("{a}{}{b}", "x".repeat(i / 80))
+                    // Letters spelling `i / 80` in base 26: distinct, short words.
+                    let mut n = i / 80;
+                    let mut middle = String::new();
+                    while n > 0 {
+                        middle.push(char::from(b'a' + (n % 26) as u8));
+                        n /= 26;
+                    }
+                    format!("{a}{middle}{b}")
                 }
             })
             .collect();
+        assert!(words.iter().all(|w| w.len() <= TERM_MEMO_WORD_BYTES));
         assert_eq!(term_of("the"), None);
         assert_eq!(term_of("don\u{2019}t"), None);
         assert_eq!(term_of("walking"), Some("walk".to_string()));
         // Twice over: the second round reads the memo, which was cleared once in between.
+        TERMS.with_borrow_mut(|memo| memo.clear());
+        let mut cleared = false;
         for _ in 0..2 {
             for word in &words {
+                let held = TERMS.with_borrow(|memo| memo.len());
                 assert_eq!(word_term(word), term_of(word), "{word}");
+                cleared |= TERMS.with_borrow(|memo| memo.len()) < held;
             }
         }
+        assert!(cleared, "the memo never reached its bound");
         assert!(TERMS.with_borrow(|memo| memo.len()) <= TERM_MEMO);
+        // A long word is worked out, not remembered.
+        let long = "x".repeat(TERM_MEMO_WORD_BYTES) + "ing";
+        TERMS.with_borrow_mut(|memo| memo.clear());
+        assert_eq!(word_term(&long), term_of(&long));
+        assert!(TERMS.with_borrow(|memo| memo.is_empty()));
     }
 
     #[test]
