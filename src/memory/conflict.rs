@@ -9,7 +9,6 @@
 
 use super::Memory;
 use crate::nfkc::nfkc;
-use std::borrow::Cow;
 
 mod dates;
 mod slot;
@@ -46,11 +45,17 @@ pub fn normalize_text(s: &str) -> String {
     // Conflict resolution normalises every memory it compares: ASCII is its own NFKC, and CJK
     // ideographs (most of a Chinese text) are letters without case, so neither searches the
     // NFKC or case tables.
-    let text = if s.is_ascii() {
-        Cow::Borrowed(s)
-    } else {
-        nfkc(s)
-    };
+    if s.is_ascii() {
+        // Byte by byte: a character's push encodes it, a call per character in the package.
+        let mut out = Vec::with_capacity(s.len());
+        for &b in s.as_bytes() {
+            if b.is_ascii_alphanumeric() {
+                out.push(b.to_ascii_lowercase());
+            }
+        }
+        return String::from_utf8(out).unwrap_or_default();
+    }
+    let text = nfkc(s);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         // Every ASCII character other than a letter or digit is a separator.
