@@ -410,6 +410,13 @@ pub trait VectorIndex {
     }
     async fn delete(&self, npcid: &str, ids: &[String]) -> PortResult<()>;
     async fn delete_npc(&self, npcid: &str) -> PortResult<()>;
+    /// The most a cosine this index answers may differ from the f32 cosine of the query with
+    /// the vector upserted, for vectors of `dim` dimensions; `None` when unknown (an outside
+    /// service, the default). Conflict resolution trusts a score this far from a threshold to
+    /// be on the same side of it as the exact cosine.
+    fn score_error(&self, _dim: usize) -> Option<f32> {
+        None
+    }
 }
 
 /// Declared by each embedder: the bands conflict resolution and retrieval read its cosines with.

@@ -2428,3 +2428,27 @@ fn only_a_semantic_embedder_searches_the_vector_index_in_a_retrieval() {
         );
     }
 }
+
+/// Conflict resolution reads a pair's score as the cosine of their summaries' words only when
+/// neither memory has keywords (their vectors are of the summary and its keywords). A stored
+/// memory with keywords, restated in the same words without them, scores in the ambiguous band
+/// (its keywords weigh on its vector), and is still the same memory: the verdict compares the
+/// summaries' own words.
+#[test]
+fn a_restatement_of_a_memory_with_keywords_is_a_duplicate() {
+    let w = world();
+    npc(&w, "m", json!({}));
+    let first = add(
+        &w,
+        "m",
+        json!([{"summary": "The user really loves spicy hot pot.", "type": "preference",
+                "keywords": ["sichuan", "chongqing", "restaurant", "friday", "dinner", "friends"]}]),
+    );
+    let again = add(
+        &w,
+        "m",
+        json!([{"summary": "The user loves spicy hot pot", "type": "preference"}]),
+    );
+    assert_eq!(again.results[0].action, "reinforced", "{again:?}");
+    assert_eq!(again.results[0].id, first.results[0].id);
+}

@@ -243,4 +243,12 @@ impl VectorIndex for ShardedVectorIndex {
     async fn delete_npc(&self, npcid: &str) -> PortResult<()> {
         self.of(npcid).delete_npc(npcid).await
     }
+    /// The largest of the shards' (an NPC's scores come from its shard).
+    fn score_error(&self, dim: usize) -> Option<f32> {
+        let mut largest = 0f32;
+        for shard in &self.shards {
+            largest = largest.max(shard.score_error(dim)?);
+        }
+        Some(largest)
+    }
 }

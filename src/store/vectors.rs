@@ -627,6 +627,19 @@ impl VectorIndex for MemoryVectorIndex {
         self.bump();
         Ok(())
     }
+
+    fn score_error(&self, dim: usize) -> Option<f32> {
+        Some(rescored_error(dim))
+    }
+}
+
+/// [`VectorIndex::score_error`] of a [`VectorSpace`]'s scores (a rescored row: the query's f32
+/// values against the stored codes). Each code is within half a step of its value (the step is
+/// the largest |value| ÷ 127, so nothing is clamped), so the stored vector `v` moves by at most
+/// `step / 2 · √dim ≤ |v| · √dim / 254`, and a cosine by at most `√dim / 254` (0.077 at 384
+/// dimensions); the slack covers the float sums' rounding.
+pub fn rescored_error(dim: usize) -> f32 {
+    (dim as f32).sqrt() / 254.0 + 1e-3
 }
 
 /// Which collections [`Collection`] values a vector snapshot byte stands for.

@@ -186,6 +186,9 @@ impl VectorIndex for PersistentVectors {
             .record(self.0.logging().then(|| log::delete_npc(npcid)));
         Ok(())
     }
+    fn score_error(&self, dim: usize) -> Option<f32> {
+        Some(hippo::store::vectors::rescored_error(dim))
+    }
 }
 
 /// A write that deletes what a user said or was told. The call that makes it saves a new

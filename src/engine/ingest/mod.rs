@@ -198,15 +198,16 @@ impl Hippo {
                 &mut self.slots.borrow_mut(),
             );
             if let Decision::Ambiguous { id } = &decision {
-                let old = candidates
-                    .iter()
-                    .find(|(m, _, _)| &m.id == id)
-                    .map(|(m, _, _)| m);
+                let old = candidates.iter().find(|(m, _, _)| &m.id == id);
                 let summary_vector =
                     builtin_summary_vector(self.ports.embedder.name(), &item, vector.as_deref());
                 decision = match old {
-                    Some(old) => match self
-                        .verdict(&item.summary, summary_vector, &old.summary)
+                    Some((old, score, _)) => match self
+                        .verdict(
+                            (&item.summary, summary_vector),
+                            &old.summary,
+                            self.words_differ(summary_vector, old, *score),
+                        )
                         .await
                     {
                         Verdict::Duplicate => Decision::Reinforce { id: id.clone() },
@@ -284,11 +285,12 @@ impl Hippo {
     /// ambiguous (so their texts normalise differently): the LLM when configured (falling
     /// back to the rules if it fails or answers garbage), else the rules.
     /// `new_vector`: the built-in embedder's vector of exactly `new_summary`, when known.
+    /// `words_differ`: [`Hippo::words_differ`] of the pair.
     async fn verdict(
         &self,
-        new_summary: &str,
-        new_vector: Option<&[f32]>,
+        (new_summary, new_vector): (&str, Option<&[f32]>),
         old_summary: &str,
+        words_differ: bool,
     ) -> Verdict {
         if let Some(model) = &self.ports.llm {
             if let Some(v) = crate::llm::ask_verdict(model.as_ref(), new_summary, old_summary).await
@@ -297,11 +299,28 @@ impl Hippo {
             }
         }
         let same_words = |a: &str, b: &str| {
+            if words_differ && a == new_summary && b == old_summary {
+                return false;
+            }
             let a_vector = new_vector.filter(|_| a == new_summary);
             same_words_cached(&self.embed_cache, (a, a_vector), b)
         };
         let slots = &mut self.slots.borrow_mut();
         conflict::rule_verdict_of_other_texts(new_summary, old_summary, same_words, slots)
+    }
+
+    /// Whether a pair's `score` already shows that its summaries are not the same words
+    /// ([`embed::same_words`]), so the old one need not be embedded again (that was a
+    /// twentieth of a fill of long memories, and nearly every verdict's answer). The score is
+    /// the cosine of the two memories' embedding texts, which are their summaries alone when
+    /// neither has keywords, by the built-in embedder when `new_vector` is known; read from the
+    /// vector index, it is within the index's [`crate::ports::VectorIndex::score_error`] of the exact cosine.
+    fn words_differ(&self, new_vector: Option<&[f32]>, old: &Memory, score: f32) -> bool {
+        let Some(v) = new_vector.filter(|_| old.keywords.is_empty()) else {
+            return false;
+        };
+        let error = self.ports.vectors.score_error(v.len());
+        error.is_some_and(|error| score + error < embed::THRESHOLDS.duplicate)
     }
 
     /// A committed write's index changes: its new vectors in, then the vectors of the

@@ -506,3 +506,40 @@ fn a_near_look_up_scores_each_probed_row_as_similarities_does_across_blocks() {
     }
     assert!(crossed, "no probed run crossed a block's bound");
 }
+
+#[test]
+fn a_rescored_score_is_within_the_declared_error_of_the_exact_cosine() {
+    use crate::retrieval::embed::cosine;
+    // The worst case: one coordinate sets the step, every other sits exactly half a step from
+    // a code (rounded to an even code, 0), and the query points along the rounding error, so
+    // the exact cosine is all error and the rescored one is 0.
+    for dim in [8, 96, 384, 1024] {
+        let mut stored = vec![0.5f32; dim];
+        stored[0] = 127.0;
+        let mut query = vec![1.0f32; dim];
+        query[0] = 0.0;
+        let mut space = VectorSpace::default();
+        space
+            .upsert(item(0, MemoryType::Profile, stored.clone()))
+            .unwrap();
+        let exact = cosine(&query, &stored);
+        let scored = space.similarities(&query, &["v0".to_string()])[0].1;
+        let error = rescored_error(dim);
+        assert!((scored - exact).abs() <= error, "{dim}: {scored} / {exact}");
+        assert!(
+            (scored - exact).abs() >= 0.9 * (error - 1e-3),
+            "{dim}: bound not tight"
+        );
+    }
+    // Random vectors stay well within it.
+    let (base, nudged) = cloud(200, 384);
+    let space = filled(&base, |_| MemoryType::Profile);
+    let ids: Vec<String> = (0..200).map(|i| format!("v{i}")).collect();
+    for query in nudged.iter().step_by(20) {
+        for (id, scored) in space.similarities(query, &ids) {
+            let i: usize = id[1..].parse().unwrap();
+            let exact = cosine(query, &base[i]);
+            assert!((scored - exact).abs() <= rescored_error(384), "{id}");
+        }
+    }
+}

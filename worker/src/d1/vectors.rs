@@ -252,6 +252,11 @@ impl VectorIndex for D1VectorIndex {
         )?;
         self.write(npcid, vec![delete], Change::Clear).await
     }
+
+    /// Its scores are a [`VectorSpace`]'s, read from the isolate's copy.
+    fn score_error(&self, dim: usize) -> Option<f32> {
+        Some(hippo::store::vectors::rescored_error(dim))
+    }
 }
 
 #[cfg(test)]
