@@ -75,6 +75,10 @@ pub fn normalize_text(s: &str) -> String {
 /// Whitespace, control characters and punctuation (ASCII, general, CJK and their
 /// compatibility forms); letters and digits never are.
 fn is_separator(c: char) -> bool {
+    // Every ASCII character is a letter, a digit, or one of the kinds below.
+    if c.is_ascii() {
+        return !c.is_ascii_alphanumeric();
+    }
     if c.is_alphanumeric() {
         return false;
     }
@@ -473,6 +477,15 @@ mod tests {
             "İstanbul ΣΑΣ café",
         ] {
             assert_eq!(normalize_text(text), normalized_by_definition(text));
+        }
+    }
+
+    #[test]
+    fn ascii_separators_are_the_general_rules() {
+        for c in (0u8..128).map(char::from) {
+            let general = !c.is_alphanumeric()
+                && (c.is_whitespace() || c.is_control() || c.is_ascii_punctuation());
+            assert_eq!(is_separator(c), general, "{c:?}");
         }
     }
 

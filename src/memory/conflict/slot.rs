@@ -207,10 +207,14 @@ fn first_markers(text: &str) -> (Option<Found>, Option<Found>) {
             [markers.start[usize::from(first)]..markers.start[usize::from(first) + 1]];
         // Longest first: the first that matches is the one this position gives.
         for marker in group {
+            // Inside a word no whole-word marker starts: not compared (most of a long
+            // text's positions, and of the parse's time on it).
+            if marker.whole_word && !starts_word {
+                continue;
+            }
             let end = at + marker.text.len();
             let matches = bytes[at..].starts_with(marker.text.as_bytes())
-                && (!marker.whole_word
-                    || (starts_word && (end == bytes.len() || bytes[end] == b' ')));
+                && (!marker.whole_word || end == bytes.len() || bytes[end] == b' ');
             if !matches {
                 continue;
             }
