@@ -126,7 +126,6 @@ pub(super) fn all(text: &str) -> Vec<Finding> {
             out.push(finding);
         }
     }
-    cased_terms(&s, &mut out);
     tokens(&s, &mut out);
     if !s.runs.is_empty() {
         identifying_numbers(&s, &mut out);
@@ -226,6 +225,12 @@ fn pattern_finding(s: &Scan, at: usize, word: &str, tag: Tag) -> Option<Finding>
             let of_a_plan = ZH_PLANS.split('|').any(|p| before.ends_with(p));
             (!of_a_plan).then(|| term(Category::Health))?
         }
+        Tag::StrongCased => {
+            in_list(STRONG_CASED_TERMS, &s.raw[at..end]).then(|| term(Category::Health))?
+        }
+        Tag::PersonalHealthCased => (in_list(PERSONAL_HEALTH_CASED, &s.raw[at..end])
+            && health_disclosure(s, &(at..end)))
+        .then(|| term(Category::Health))?,
     }
 }
 
@@ -717,31 +722,6 @@ fn email_around(raw: &str, at: usize) -> Option<Range<usize>> {
         && tld.len() >= 2
         && tld.bytes().all(|b| b.is_ascii_alphabetic()))
     .then_some(start..end)
-}
-
-/// Terms matched in their original case: "AIDS" (not "aids"), "cancer" (not the star sign).
-fn cased_terms(s: &Scan, out: &mut Vec<Finding>) {
-    for word in STRONG_CASED_TERMS.split('|') {
-        for at in word_positions(s.raw, word) {
-            out.push(Finding {
-                category: Category::Health,
-                span: at..at + word.len(),
-                value: None,
-            });
-        }
-    }
-    for word in PERSONAL_HEALTH_CASED.split('|') {
-        for at in word_positions(s.raw, word) {
-            let span = at..at + word.len();
-            if health_disclosure(s, &span) {
-                out.push(Finding {
-                    category: Category::Health,
-                    span,
-                    value: None,
-                });
-            }
-        }
-    }
 }
 
 /// Up to `n` words right before byte `at`, nearest first, within the sentence.

@@ -197,3 +197,25 @@ fn a_street_address_beside_non_ascii_text_keeps_its_span() {
         assert!(spans.contains(&address), "{text}: {spans:?}");
     }
 }
+
+/// Terms that are sensitive only in their own case, found in the matcher's lowercased pass.
+#[test]
+fn cased_terms_count_in_their_own_case_only() {
+    for (text, health) in [
+        ("I've been on PrEP since March.", true),
+        ("He was diagnosed with AIDS in 1998", true),
+        ("My mom has cancer.", true),
+        ("Meal prep on Sundays saves me time.", false),
+        ("My grandpa wears hearing aids.", false),
+        ("I'm a Cancer, so I'm a bit moody.", false),
+        ("We read about cancer in class.", false),
+        ("The PREP school and the AIDSfree campaign", false),
+    ] {
+        let found = detect(text);
+        assert_eq!(
+            found.iter().any(|f| f.category == Category::Health),
+            health,
+            "{text}: {found:?}"
+        );
+    }
+}
