@@ -219,3 +219,46 @@ fn cased_terms_count_in_their_own_case_only() {
         );
     }
 }
+
+/// A latitude and a longitude are two decimals on their own; a list of such decimals (a pasted
+/// array, a table of readings) is data.
+#[test]
+fn a_coordinate_pair_is_a_place_and_a_list_of_decimals_is_not() {
+    let places = |text: &str| {
+        detect(text)
+            .into_iter()
+            .filter(|f| f.category == Category::PreciseLocation)
+            .map(|f| text[f.span].to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        places("Meet me at 39.9042, 116.4074 tomorrow"),
+        ["39.9042, 116.4074"]
+    );
+    assert_eq!(
+        places("from 39.9042, 116.4074 to 31.2304,121.4737"),
+        ["39.9042, 116.4074", "31.2304,121.4737"]
+    );
+    assert!(places("array([0.0088, 0.0177, 0.0265, 0.0354])").is_empty());
+    assert!(places("readings: 12.3456, 45.6789, 78.9012").is_empty());
+}
+
+/// A house number is followed by its street's words with spaces between: a numbered list's
+/// item or a step's number before a capitalised name is not an address.
+#[test]
+fn a_numbered_item_is_not_an_address() {
+    let places = |text: &str| {
+        detect(text)
+            .into_iter()
+            .filter(|f| f.category == Category::PreciseLocation)
+            .count()
+    };
+    assert_eq!(places("Send it to 1600 Pennsylvania Avenue please"), 1);
+    assert_eq!(places("寄到42 Elm Street吧"), 1);
+    assert_eq!(
+        places("1. **Yosemite Valley Lodge Food Court**: open late"),
+        0
+    );
+    assert_eq!(places("**Method 3: Google Drive**"), 0);
+    assert_eq!(places("Step 2 - Memory Lane"), 0);
+}
