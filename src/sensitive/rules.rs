@@ -781,23 +781,48 @@ fn street_addresses(s: &Scan, out: &mut Vec<Finding>) {
                 break;
             };
             next = candidate.end;
-            let word = &s.raw[candidate.clone()];
-            let capitalised = word.starts_with(|c: char| c.is_ascii_uppercase());
-            if k > 1 && capitalised && in_list(STREET_SUFFIXES, &word.to_ascii_lowercase()) {
-                out.push(Finding {
-                    category: Category::PreciseLocation,
-                    span: w.start..candidate.end,
-                    value: Some(w.start..candidate.end),
-                });
-                break;
-            }
-            let ordinal = word.len() > 2
-                && word[..word.len() - 2].bytes().all(|b| b.is_ascii_digit())
-                && ["st", "nd", "rd", "th"].contains(&&word[word.len() - 2..]);
-            if !capitalised && !ordinal {
-                break;
+            match street_word(&s.raw[candidate.clone()], k) {
+                StreetWord::Suffix => {
+                    out.push(address(w.start..candidate.end));
+                    break;
+                }
+                StreetWord::Name => {}
+                StreetWord::Other => break,
             }
         }
+    }
+}
+
+/// What the `k`-th word after a house number is to the address (`k` from 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StreetWord {
+    /// A capitalised street word after at least one other: the address ends here.
+    Suffix,
+    /// Part of the street's name: capitalised, or an ordinal ("57th").
+    Name,
+    /// Anything else: no address.
+    Other,
+}
+
+fn street_word(word: &str, k: usize) -> StreetWord {
+    let capitalised = word.starts_with(|c: char| c.is_ascii_uppercase());
+    if k > 1 && capitalised && in_list(STREET_SUFFIXES, &word.to_ascii_lowercase()) {
+        return StreetWord::Suffix;
+    }
+    let ordinal = word.len() > 2
+        && word[..word.len() - 2].bytes().all(|b| b.is_ascii_digit())
+        && ["st", "nd", "rd", "th"].contains(&&word[word.len() - 2..]);
+    match capitalised || ordinal {
+        true => StreetWord::Name,
+        false => StreetWord::Other,
+    }
+}
+
+fn address(span: Range<usize>) -> Finding {
+    Finding {
+        category: Category::PreciseLocation,
+        span: span.clone(),
+        value: Some(span),
     }
 }
 
@@ -924,7 +949,7 @@ mod tests {
     use super::*;
 
     /// What [`street_addresses`] finds, by listing every word first (as it did before it went
-    /// from digit to digit).
+    /// from digit to digit); the same rule for each word ([`street_word`]).
     fn street_addresses_by_words(s: &Scan, out: &mut Vec<Finding>) {
         // Words are runs of ASCII letters, digits and apostrophes, so bytes will do: a byte of a
         // non-ASCII character ends a word as the character does (decoding characters here was
@@ -955,22 +980,13 @@ mod tests {
                 if !spaced(s.raw.as_bytes(), words[k - 1].end..candidate.start) {
                     break;
                 }
-                let word = &s.raw[candidate.clone()];
-                let capitalised = word.starts_with(|c: char| c.is_ascii_uppercase());
-                if k > i + 1 && capitalised && in_list(STREET_SUFFIXES, &word.to_ascii_lowercase())
-                {
-                    out.push(Finding {
-                        category: Category::PreciseLocation,
-                        span: w.start..candidate.end,
-                        value: Some(w.start..candidate.end),
-                    });
-                    break;
-                }
-                let ordinal = word.len() > 2
-                    && word[..word.len() - 2].bytes().all(|b| b.is_ascii_digit())
-                    && ["st", "nd", "rd", "th"].contains(&&word[word.len() - 2..]);
-                if !capitalised && !ordinal {
-                    break;
+                match street_word(&s.raw[candidate.clone()], k - i) {
+                    StreetWord::Suffix => {
+                        out.push(address(w.start..candidate.end));
+                        break;
+                    }
+                    StreetWord::Name => {}
+                    StreetWord::Other => break,
                 }
             }
         }
@@ -1085,6 +1101,16 @@ mod tests {
             addresses > 50 && found_decimals > 300,
             "{addresses} / {found_decimals}"
         );
+    }
+
+    #[test]
+    fn a_street_word_ends_an_address_only_after_a_name() {
+        // "12 Street" names no street; "12 Elm Street" and "300 East 57th Street" do.
+        assert_eq!(street_word("Street", 1), StreetWord::Name);
+        assert_eq!(street_word("Street", 2), StreetWord::Suffix);
+        assert_eq!(street_word("57th", 2), StreetWord::Name);
+        assert_eq!(street_word("street", 2), StreetWord::Other);
+        assert_eq!(street_word("the", 1), StreetWord::Other);
     }
 
     #[test]

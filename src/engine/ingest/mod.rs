@@ -314,7 +314,8 @@ impl Hippo {
     /// twentieth of a fill of long memories, and nearly every verdict's answer). The score is
     /// the cosine of the two memories' embedding texts, which are their summaries alone when
     /// neither has keywords, by the built-in embedder when `new_vector` is known; read from the
-    /// vector index, it is within the index's [`crate::ports::VectorIndex::score_error`] of the exact cosine.
+    /// vector index, it is within the index's
+    /// [`crate::ports::VectorIndex::score_error`] of the exact cosine.
     fn words_differ(&self, new_vector: Option<&[f32]>, old: &Memory, score: f32) -> bool {
         let Some(v) = new_vector.filter(|_| old.keywords.is_empty()) else {
             return false;
