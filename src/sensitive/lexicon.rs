@@ -24,8 +24,13 @@ pub(super) enum Want {
     Amount,
     /// A house number (English: any digit; Chinese: 号, 栋, 单元, 室 …).
     Place,
-    /// A messenger or social handle: `@name`, or five or more characters with a digit or `_`.
+    /// A messenger id: `@name`, or five or more characters with a digit or `_`.
     Handle,
+    /// A social network's handle: `@name`, or five or more letters, digits, `_` and `#` (Discord's
+    /// `name#1234`) that start with a letter and hold a digit, `_` or `#`. Not a measurement or a
+    /// year after the network's name ("Instagram recommends 1080px", "Twitter in 2015-2021"),
+    /// nor a link's path ("discord.com/hc/en-us/articles/3600…").
+    SocialHandle,
 }
 
 pub(super) struct KeywordRule {
@@ -268,11 +273,12 @@ pub(super) const KEYWORD_RULES: &[KeywordRule] = &[
     },
     KeywordRule {
         category: Category::Contact,
+        words: concat!("微信号|", "微信|", "wechat id|", "wechat"),
+        want: Want::Handle,
+    },
+    KeywordRule {
+        category: Category::Contact,
         words: concat!(
-            "微信号|",
-            "微信|",
-            "wechat id|",
-            "wechat|",
             "insta|",
             "instagram|",
             "twitter|",
@@ -281,9 +287,55 @@ pub(super) const KEYWORD_RULES: &[KeywordRule] = &[
             "telegram|",
             "discord"
         ),
-        want: Want::Handle,
+        want: Want::SocialHandle,
     },
 ];
+
+/// Kinds of code that are public, said right before "code" (see `rules::a_secret_code`).
+pub(super) const PUBLIC_CODE_KINDS: &str = concat!(
+    "zip|",
+    "postal|",
+    "post|",
+    "area|",
+    "country|",
+    "dialing|",
+    "status|",
+    "error|",
+    "exit|",
+    "return|",
+    "response|",
+    "http|",
+    "hex|",
+    "color|",
+    "colour|",
+    "source|",
+    "promo|",
+    "promotional|",
+    "coupon|",
+    "discount|",
+    "referral|",
+    "voucher|",
+    "commodity|",
+    "procedure|",
+    "goods|",
+    "product|",
+    "tariff|",
+    "customs|",
+    "hs|",
+    "cn|",
+    "type|",
+    "unit|",
+    "course|",
+    "class|",
+    "airport|",
+    "dress|",
+    "qr|",
+    "bar|",
+    "morse|",
+    "genetic|",
+    "sample|",
+    "example"
+);
 
 /// What follows 密码 when it names a thing, not a password: 密码箱 (a combination suitcase),
 /// 密码锁, 密码学 (cryptography), 密码子 (a codon), 密码本, 密码器, 密码机, 密码盘, 密码门.
@@ -845,6 +897,53 @@ pub(super) const DISCLOSURE_WORDS: &str = concat!(
     "go to|",
     "says|",
     "said"
+);
+
+/// Health terms that are a disclosure by themselves, about someone whoever it is ("Sarah was
+/// diagnosed with …").
+pub(super) const HEALTH_DISCLOSURE_PHRASES: &str = "diagnosed with";
+
+/// First words of a sentence whose subject went unsaid, as chat drops "I" ("Started chemo last
+/// week", "Been on Xanax for years", "Tested positive in May"): verbs only, as a noun first
+/// ("Treatment usually involves …") starts a sentence about nobody.
+pub(super) const UNSAID_SUBJECT_STARTS: &str = concat!(
+    "started|",
+    "starting|",
+    "finished|",
+    "stopped|",
+    "got|",
+    "getting|",
+    "been|",
+    "was|",
+    "am|",
+    "just|",
+    "still|",
+    "on|",
+    "off|",
+    "currently|",
+    "recently|",
+    "have|",
+    "has|",
+    "had|",
+    "having|",
+    "diagnosed|",
+    "suffering|",
+    "struggling|",
+    "living|",
+    "battling|",
+    "fighting|",
+    "taking|",
+    "took|",
+    "prescribed|",
+    "tested|",
+    "caught|",
+    "contracted|",
+    "relapsed|",
+    "recovering|",
+    "seeing|",
+    "went|",
+    "came|",
+    "coming"
 );
 
 pub(super) const POSSESSIVES: &str = concat!("my|", "his|", "her|", "their|", "our|", "your");

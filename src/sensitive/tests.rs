@@ -262,3 +262,105 @@ fn a_numbered_item_is_not_an_address() {
     assert_eq!(places("**Method 3: Google Drive**"), 0);
     assert_eq!(places("Step 2 - Memory Lane"), 0);
 }
+
+/// An English health or sexuality term discloses someone's only in a sentence about someone:
+/// a person word, a first word whose subject chat leaves unsaid, or a disclosure phrase. The
+/// benign ones are sentences of the kind read on LongMemEval_S turns (docs/SECURITY.md).
+#[test]
+fn a_health_or_sexuality_term_about_nobody_is_not_a_disclosure() {
+    let health = |text: &str| {
+        detect(text)
+            .iter()
+            .any(|f| matches!(f.category, Category::Health | Category::Sexuality))
+    };
+    for text in [
+        "I'm on Lexapro.",
+        "My sister has schizophrenia.",
+        "Started chemo last week, feeling rough.",
+        "Tested positive for HIV in May.",
+        "Been on Xanax for years.",
+        "Sarah was diagnosed with lymphoma.",
+        "She has an STD and hasn't told him.",
+        "AIDS took my uncle in 1994.",
+        "我朋友有HIV，别说出去",
+        "I think I have chlamydia?",
+        "Came out as bisexual last year.",
+        "I've been questioning my gender identity.",
+    ] {
+        assert!(health(text), "{text}");
+    }
+    for text in [
+        "Chemotherapy can cause nausea and hair loss.",
+        "Some STIs, such as syphilis, can lead to birth defects.",
+        "std_data = std(data);",
+        "Remarks: Oil @ std lev",
+        "Music therapy can reduce agitation in Alzheimer's disease.",
+        "AIDS was first described in 1981.",
+        "I have a mix of alkaline and lithium-ion batteries to recycle.",
+        "I have a set of depression-era glassware to insure.",
+        "A book on the intersection of gender identity, race, and sexual orientation.",
+        "Schools should address bullying based on gender identity.",
+    ] {
+        assert!(!health(text), "{text}: {:?}", detect(text));
+    }
+}
+
+/// After a social network's name, a handle is a name (`@name`, letters with a digit, `_` or
+/// `#`, a profile's link), not a number, a year or a help page's path read on LongMemEval_S
+/// turns (docs/SECURITY.md).
+#[test]
+fn a_social_handle_is_a_name_not_a_number_or_a_link_path() {
+    let contact = |text: &str| detect(text).iter().any(|f| f.category == Category::Contact);
+    for text in [
+        "my insta is lingfei_2024",
+        "find me on Instagram (@thetoyhunter)",
+        "add me on Discord: lingfei#2024",
+        "Support me on Twitter: <https://twitter.com/rrehmanxd>",
+        "twitter.com/rmacd\\_zety",
+        "Telegram: https://t.me/Sim2K",
+        "加我微信号 lingfei-2024",
+    ] {
+        assert!(contact(text), "{text}");
+    }
+    for text in [
+        "Instagram recommends 1080px x 1350px for feed posts",
+        "He was CEO of Twitter in 2015-2021",
+        "I deleted the Instagram app during my 10-day break",
+        "I'll schedule the Twitter chat for Wednesday at 11:30 am",
+        "see discord.com/hc/en-us/articles/360047132851-Enabling-Your-Community-Server",
+        "a dataset of Twitter posts about COVID-19",
+    ] {
+        assert!(!contact(text), "{text}: {:?}", detect(text));
+    }
+}
+
+/// A bare "code" is a secret when its digits are told as its value; zip, status and goods
+/// codes, names in source text and titles are not (LongMemEval_S turns, docs/SECURITY.md).
+#[test]
+fn a_bare_code_is_a_secret_only_when_told_as_one() {
+    let credentials = |text: &str| {
+        detect(text)
+            .iter()
+            .any(|f| f.category == Category::Credentials)
+    };
+    for text in [
+        "ok so the code for my phone is 0412",
+        "the code is 7319, don't forget",
+        "code: 4821",
+        "The code was 5566 last time",
+    ] {
+        assert!(credentials(text), "{text}");
+    }
+    for text in [
+        "My zip code is 29651",
+        "I'm in zip code 30309",
+        "if response.status_code == 200:",
+        "\"code\": 200,",
+        "a blue with a hex code of #545B70",
+        "customs purposes under goods code: 8700000000",
+        "WASD Code 104 is a compact keyboard",
+        "The code filters the data to only include 2012",
+    ] {
+        assert!(!credentials(text), "{text}: {:?}", detect(text));
+    }
+}
