@@ -792,6 +792,24 @@ pub(super) const PERSONAL_HEALTH_TERMS: &str = concat!(
     "rehab"
 );
 
+/// Therapists of the body, said right before "therapist": not mental health.
+pub(super) const BODY_THERAPISTS: &str = concat!(
+    "massage|",
+    "yoga|",
+    "sports|",
+    "physical|",
+    "occupational|",
+    "speech|",
+    "respiratory|",
+    "dental|",
+    "beauty"
+);
+
+/// "… is a therapist": said of someone's job, before "a" or "an".
+pub(super) const IS_A_JOB: &str = concat!(
+    "i'm|", "im|", "am|", "is|", "was|", "as|", "she's|", "he's|", "become|", "became|", "be"
+);
+
 /// Matched in the original case: "Cancer" capitalized is usually the star sign.
 pub(super) const PERSONAL_HEALTH_CASED: &str = "cancer";
 

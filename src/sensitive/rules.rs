@@ -214,7 +214,9 @@ fn pattern_finding(s: &Scan, at: usize, word: &str, tag: Tag) -> Option<Finding>
         Tag::Strong(category) => term(category),
         Tag::PersonalHealth => {
             let compound = s.raw[end..].starts_with('-');
-            (!compound && health_disclosure(s, &(at..end))).then(|| term(Category::Health))?
+            let other = word == "therapist" && !a_mental_health_therapist(s, at);
+            (!compound && !other && health_disclosure(s, &(at..end)))
+                .then(|| term(Category::Health))?
         }
         Tag::Orientation => {
             let compound = s.raw[end..].starts_with('-');
@@ -827,6 +829,18 @@ fn about_someone(s: &Scan, term: &Range<usize>) -> bool {
             .any(|w| word_positions(sentence, w).next().is_some())
     };
     in_list(UNSAID_SUBJECT_STARTS, first) || has(PERSON_WORDS) || sentence.chars().any(is_cjk)
+}
+
+/// Whether "therapist" at `at` is one a client sees for the mind: not a massage, yoga or
+/// physical therapist (a body's, like a dentist), and not someone's job ("I'm a therapist",
+/// "my sister is a therapist"). Both were among the health findings on LongMemEval_S turns.
+fn a_mental_health_therapist(s: &Scan, at: usize) -> bool {
+    match preceding_words(&s.lower, at, 3).as_slice() {
+        [kind, ..] if in_list(BODY_THERAPISTS, kind) => false,
+        ["a" | "an", "as", "such", ..] => true,
+        ["a" | "an", job, ..] => !in_list(IS_A_JOB, job),
+        _ => true,
+    }
 }
 
 /// "my depression", or a person and a disclosure verb in the sentence ("my mom has cancer").

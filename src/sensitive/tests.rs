@@ -286,6 +286,9 @@ fn a_health_or_sexuality_term_about_nobody_is_not_a_disclosure() {
         "I think I have chlamydia?",
         "Came out as bisexual last year.",
         "I've been questioning my gender identity.",
+        "I've been seeing a therapist since the divorce.",
+        "My therapist says I should journal.",
+        "If you struggle, talk to a professional, such as a therapist.",
     ] {
         assert!(health(text), "{text}");
     }
@@ -300,6 +303,9 @@ fn a_health_or_sexuality_term_about_nobody_is_not_a_disclosure() {
         "I have a set of depression-era glassware to insure.",
         "A book on the intersection of gender identity, race, and sexual orientation.",
         "Schools should address bullying based on gender identity.",
+        "I'm a therapist, people come to me for help with dating.",
+        "My sister is a therapist and she has a busy week.",
+        "Do you have tips on how I can choose a good massage therapist?",
     ] {
         assert!(!health(text), "{text}: {:?}", detect(text));
     }
