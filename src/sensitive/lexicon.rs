@@ -18,6 +18,9 @@ pub(super) enum Want {
     SecretZh,
     /// At least this many digits.
     Digits(usize),
+    /// [`Want::Digits`] told as the trigger's value, after a trigger that is often public (a
+    /// bare "code": `rules::a_secret_code`).
+    ToldDigits(usize),
     /// A token of six or more letters and digits, with a digit (passport E12345678).
     IdToken,
     /// A sum of money.
@@ -103,7 +106,6 @@ pub(super) const KEYWORD_RULES: &[KeywordRule] = &[
             "lock combination|",
             "recovery code|",
             "backup code|",
-            "code|",
             "combination|",
             "验证码|",
             "pin码|",
@@ -111,6 +113,11 @@ pub(super) const KEYWORD_RULES: &[KeywordRule] = &[
             "安全码"
         ),
         want: Want::Digits(3),
+    },
+    KeywordRule {
+        category: Category::Credentials,
+        words: "code",
+        want: Want::ToldDigits(3),
     },
     KeywordRule {
         category: Category::GovernmentId,

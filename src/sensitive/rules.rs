@@ -199,9 +199,6 @@ fn pattern_finding(s: &Scan, at: usize, word: &str, tag: Tag) -> Option<Finding>
         Tag::Keyword(i) => {
             let rule = &KEYWORD_RULES[i];
             let value = value_after(s, at, end, rule.want)?;
-            if word == "code" && !a_secret_code(s, at..end, &value) {
-                return None;
-            }
             Some(Finding {
                 category: rule.category,
                 span: at.min(value.start)..end.max(value.end),
@@ -255,12 +252,13 @@ fn value_after(s: &Scan, at: usize, end: usize, want: Want) -> Option<Range<usiz
                 .any(|c| c.is_ascii_digit() || (c.is_ascii_punctuation() && c != '\''))
         }),
         Want::SecretZh => secret_zh(s, end, limit),
-        Want::Digits(n) => s
+        Want::Digits(n) | Want::ToldDigits(n) => s
             .runs
             .iter()
             .find(|r| r.span.start >= end && r.span.start < limit && r.digits.len() >= n)
             .map(|r| r.span.clone())
-            .or_else(|| numeral_run(s.raw, end, limit, n.max(5))),
+            .or_else(|| numeral_run(s.raw, end, limit, n.max(5)))
+            .filter(|v| !matches!(want, Want::ToldDigits(_)) || a_secret_code(s, at..end, v)),
         Want::IdToken => ascii_tokens(s.raw, end, limit)
             .find(|t| {
                 let token = &s.raw[t.clone()];
@@ -823,12 +821,9 @@ fn about_someone(s: &Scan, term: &Range<usize>) -> bool {
     let sentence = &s.lower[sentence_around(&s.lower, term.start)];
     let before = preceding_words(&s.lower, term.start, usize::MAX);
     let first = before.last().copied().unwrap_or_default();
-    let has = |words: &str| {
-        words
-            .split('|')
-            .any(|w| word_positions(sentence, w).next().is_some())
-    };
-    in_list(UNSAID_SUBJECT_STARTS, first) || has(PERSON_WORDS) || sentence.chars().any(is_cjk)
+    in_list(UNSAID_SUBJECT_STARTS, first)
+        || has_any(sentence, PERSON_WORDS)
+        || sentence.chars().any(is_cjk)
 }
 
 /// Whether "therapist" at `at` is one a client sees for the mind: not a massage, yoga or
@@ -852,12 +847,14 @@ fn health_disclosure(s: &Scan, term: &Range<usize>) -> bool {
         return true;
     }
     let sentence = &s.lower[sentence_around(&s.lower, term.start)];
-    let has = |words: &str| {
-        words
-            .split('|')
-            .any(|w| word_positions(sentence, w).next().is_some())
-    };
-    has(PERSON_WORDS) && has(DISCLOSURE_WORDS)
+    has_any(sentence, PERSON_WORDS) && has_any(sentence, DISCLOSURE_WORDS)
+}
+
+/// Whether `sentence` has any of the `|`-separated `words` as a whole word.
+fn has_any(sentence: &str, words: &str) -> bool {
+    words
+        .split('|')
+        .any(|w| word_positions(sentence, w).next().is_some())
 }
 
 /// "221B Baker Street": a house number, one to four capitalized words, a street word.
