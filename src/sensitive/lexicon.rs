@@ -230,6 +230,11 @@ pub(super) const KEYWORD_RULES: &[KeywordRule] = &[
         want: Want::Amount,
     },
     KeywordRule {
+        category: Category::Finance,
+        words: concat!("my credit score|", "信用分|", "芝麻分"),
+        want: Want::Digits(3),
+    },
+    KeywordRule {
         category: Category::PreciseLocation,
         words: concat!(
             "my address|",

@@ -838,12 +838,15 @@ fn a_mental_health_therapist(s: &Scan, at: usize) -> bool {
     }
 }
 
-/// "my depression", or a person and a disclosure verb in the sentence ("my mom has cancer").
+/// "my depression", "my anxiety and PTSD" (a possessive two words back, four after "and" or
+/// "or"), or a person and a disclosure verb in the sentence ("my mom has cancer").
 fn health_disclosure(s: &Scan, term: &Range<usize>) -> bool {
-    if preceding_words(&s.lower, term.start, 2)
-        .iter()
-        .any(|w| in_list(POSSESSIVES, w))
-    {
+    let before = preceding_words(&s.lower, term.start, 4);
+    let reach = match before.first() {
+        Some(&("and" | "or")) => 4,
+        _ => 2,
+    };
+    if before.iter().take(reach).any(|w| in_list(POSSESSIVES, w)) {
         return true;
     }
     let sentence = &s.lower[sentence_around(&s.lower, term.start)];

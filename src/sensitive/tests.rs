@@ -370,3 +370,42 @@ fn a_bare_code_is_a_secret_only_when_told_as_one() {
         assert!(!credentials(text), "{text}: {:?}", detect(text));
     }
 }
+
+#[test]
+fn a_health_term_listed_after_a_possessive_is_a_disclosure() {
+    // Users' sentences on LongMemEval_S turns that the possessive two words back missed.
+    let health = |text: &str| detect(text).iter().any(|f| f.category == Category::Health);
+    for text in [
+        "I'm not sure if I'm ready to talk about my anxiety and PTSD with others yet.",
+        "it's been helpful to talk through my anxiety and depression",
+        "my stress or ADHD makes it hard",
+        "my depression",
+    ] {
+        assert!(health(text), "{text}");
+    }
+    for text in [
+        "The Great Depression and PTSD research are both covered in the course",
+        "my house and the Great Depression era furniture",
+        "I read a book about anxiety and depression",
+    ] {
+        assert!(!health(text), "{text}: {:?}", detect(text));
+    }
+}
+
+#[test]
+fn a_credit_score_told_with_its_number_is_finance() {
+    let finance = |text: &str| detect(text).iter().any(|f| f.category == Category::Finance);
+    for text in [
+        "My credit score is 750.",
+        "My credit score is around 750, and I saved 20%",
+        "我的芝麻分是720",
+    ] {
+        assert!(finance(text), "{text}");
+    }
+    for text in [
+        "I'd like to understand how my credit score is calculated.",
+        "Credit scores range from 300 to 850.",
+    ] {
+        assert!(!finance(text), "{text}: {:?}", detect(text));
+    }
+}
