@@ -1191,6 +1191,52 @@ fn export_and_import_keep_the_source_links_of_pkg_fields_and_people() {
 }
 
 #[test]
+fn an_import_marks_what_the_detector_flags_as_every_write_does() {
+    // A document from another tool, or from a build whose detector missed it, says a secret
+    // is not sensitive: the import applies the floor, as `add_memories` does.
+    let w = world();
+    npc(&w, "src", json!({}));
+    add(
+        &w,
+        "src",
+        json!([{"summary": "User likes green tea", "type": "preference"}]),
+    );
+    let mut doc = serde_json::to_value(run(w.hippo.export_npc("src")).unwrap()).unwrap();
+    let mut secret = doc["memories"][0].clone();
+    secret["id"] = json!("mem_secret");
+    secret["summary"] = json!("User's password is hunter2xyz");
+    secret["sensitive"] = json!(false);
+    doc["memories"].as_array_mut().unwrap().push(secret);
+    run(w.hippo.import_npc("dst", json(doc))).unwrap();
+    let listed = run(w.hippo.list_memories("dst", ListMemoriesQuery::default())).unwrap();
+    let flags: Vec<(&str, bool, Option<&str>)> = listed
+        .memories
+        .iter()
+        .map(|m| {
+            let m = &m.memory;
+            (
+                m.summary.as_str(),
+                m.sensitive,
+                m.sensitive_category.map(|c| c.as_str()),
+            )
+        })
+        .collect();
+    assert!(
+        flags.contains(&("User's password is hunter2xyz", true, Some("credentials"))),
+        "{flags:?}"
+    );
+    assert!(
+        flags.contains(&("User likes green tea", false, None)),
+        "{flags:?}"
+    );
+    let exported = run(w.hippo.export_npc("dst")).unwrap();
+    assert!(exported
+        .memories
+        .iter()
+        .any(|m| m.id == "mem_secret" && m.sensitive));
+}
+
+#[test]
 fn a_search_gives_each_item_the_turns_it_came_from_when_asked() {
     let w = world();
     npc(&w, "src", json!({}));

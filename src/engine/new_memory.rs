@@ -110,11 +110,11 @@ impl NewMemory {
     /// sensitive whatever its writer said; a marked one gets the detector's category when it
     /// came without one.
     pub(crate) fn apply_sensitivity_floor(&mut self) {
-        let detected = sensitive::category_of(&self.summary);
-        if self.sensitive || detected.is_some() {
-            self.sensitive = true;
-            self.sensitive_category = self.sensitive_category.or(detected);
-        }
+        sensitive::apply_floor(
+            &self.summary,
+            &mut self.sensitive,
+            &mut self.sensitive_category,
+        );
     }
 
     pub(crate) fn into_memory(self, now: Timestamp) -> Memory {

@@ -11,6 +11,7 @@ use crate::ids::validate_npcid;
 use crate::pkg::{self, cut_chars};
 use crate::ports::{MemoryFilter, Write, WriteBatch};
 use crate::relationship;
+use crate::sensitive;
 use std::collections::HashSet;
 
 impl Hippo {
@@ -102,7 +103,14 @@ impl Hippo {
         for turn in doc.turns {
             batch.push(Write::PutTurn { turn });
         }
-        for memory in doc.memories {
+        for mut memory in doc.memories {
+            // The floor of every write: a document may come from a build whose detector
+            // missed what this one flags, or from another tool.
+            sensitive::apply_floor(
+                &memory.summary,
+                &mut memory.sensitive,
+                &mut memory.sensitive_category,
+            );
             batch.push(Write::PutMemory { memory });
         }
         for token in tokens {

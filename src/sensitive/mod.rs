@@ -138,6 +138,20 @@ pub fn category_of(text: &str) -> Option<Category> {
     detect(text).first().map(|f| f.category)
 }
 
+/// The sensitivity floor every write of a memory applies (docs/SECURITY.md): one whose text
+/// the detector flags is sensitive whatever its writer said, one with a category is sensitive,
+/// and a marked one gets the detector's category when it came without one.
+pub fn apply_floor(text: &str, sensitive: &mut bool, category: &mut Option<Category>) {
+    if *sensitive && category.is_some() {
+        return;
+    }
+    let detected = category_of(text);
+    if *sensitive || category.is_some() || detected.is_some() {
+        *sensitive = true;
+        *category = category.or(detected);
+    }
+}
+
 /// Whether a PKG field of this name holds sensitive data whatever its value says ("Address",
 /// "ID Number", "Health", "身份证号", …).
 pub fn key_category(key: &str) -> Option<Category> {
