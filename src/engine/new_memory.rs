@@ -9,7 +9,7 @@ use crate::memory::{
     MAX_KEYWORD_CHARS, MAX_SOURCE_CHARS, MAX_SUMMARY_CHARS,
 };
 use crate::pkg::cut_chars;
-use crate::sensitive::{self, Category};
+use crate::sensitive::Category;
 use crate::time::Timestamp;
 use std::fmt::Display;
 
@@ -104,17 +104,6 @@ impl NewMemory {
         self.context = cut_chars(&self.context, MAX_CONTEXT_CHARS);
         self.source = cut_chars(&self.source, MAX_SOURCE_CHARS);
         self.keywords = fit_keywords(std::mem::take(&mut self.keywords));
-    }
-
-    /// The sensitivity floor (docs/SECURITY.md): a memory whose text the detector flags is
-    /// sensitive whatever its writer said; a marked one gets the detector's category when it
-    /// came without one.
-    pub(crate) fn apply_sensitivity_floor(&mut self) {
-        sensitive::apply_floor(
-            &self.summary,
-            &mut self.sensitive,
-            &mut self.sensitive_category,
-        );
     }
 
     pub(crate) fn into_memory(self, now: Timestamp) -> Memory {

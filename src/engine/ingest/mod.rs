@@ -13,6 +13,7 @@ use crate::memory::strength::reinforce_on_encounter;
 use crate::memory::{Collection, Memory};
 use crate::ports::{EmbedKind, VectorItem, Write};
 use crate::retrieval::embed::{self, same_words_cached};
+use crate::sensitive;
 use crate::time::Timestamp;
 use candidates::{exact_candidates, Known, StoredTexts};
 
@@ -69,7 +70,11 @@ impl Hippo {
         // What the dream extracted is cut to the limits every stored memory keeps, after the
         // detector has read the whole text.
         for item in &mut items {
-            item.apply_sensitivity_floor();
+            sensitive::apply_floor(
+                &item.summary,
+                &mut item.sensitive,
+                &mut item.sensitive_category,
+            );
             item.fit_limits();
         }
         let texts: Vec<String> = items
