@@ -94,7 +94,8 @@ pub enum VectorScale {
 /// 0–2 a weight of 0.5 cost 4 points of R@10 and 0.1 was as good as none while keeping its fuzzy
 /// word-piece matches as a tie-breaker. With a real embedding model use
 /// [`WEIGHTS_MODEL_EMBEDDINGS`]. A requested date range is a strong but not total boost;
-/// strength and recency only order otherwise similar memories.
+/// strength and recency only order otherwise similar memories, on the scale of the query's best
+/// match ([`ORDER_SIGNALS_FULL_AT`]).
 pub const WEIGHTS: Weights = Weights {
     lexical: 0.9,
     keywords: 0.3,
@@ -409,9 +410,9 @@ pub fn rank_with(
                 score: signals.iter().sum(),
                 relevance: signals
                     .iter()
-                    .zip(SIGNALS)
-                    .filter(|(_, name)| !ORDER_ONLY_SIGNALS.contains(name))
-                    .map(|(v, _)| v)
+                    .enumerate()
+                    .filter(|(i, _)| !ORDER_ONLY.contains(i))
+                    .map(|(_, v)| v)
                     .sum(),
                 signals: req.debug.then(|| {
                     SIGNALS
@@ -424,6 +425,21 @@ pub fn rank_with(
             })
         })
         .collect();
+    // Strength, recency and speaker on the scale of the best match (ORDER_SIGNALS_FULL_AT);
+    // untouched from it up, so one-line questions rank exactly as before.
+    let order_scale =
+        ranked.iter().map(|r| r.relevance).fold(0.0, f64::max) / ORDER_SIGNALS_FULL_AT;
+    if order_scale < 1.0 {
+        for r in &mut ranked {
+            r.score = r.relevance + (r.score - r.relevance) * order_scale;
+            let debug = r.signals.iter_mut().flat_map(|s| s.values_mut());
+            for (i, v) in debug.enumerate() {
+                if ORDER_ONLY.contains(&i) {
+                    *v *= order_scale;
+                }
+            }
+        }
+    }
     crate::order::sort_by(&mut ranked, |a, b| {
         b.score
             .total_cmp(&a.score)
@@ -447,8 +463,19 @@ pub const SIGNALS: [&str; 9] = [
 ];
 
 /// Signals that order similar matches but say nothing about how well the content matches
-/// (the speaker signal says whose words they are, true of every fact about the user).
-const ORDER_ONLY_SIGNALS: [&str; 3] = ["strength", "recency", "speaker"];
+/// (the speaker signal says whose words they are, true of every fact about the user): strength,
+/// recency and speaker, by their place in [`SIGNALS`].
+pub(crate) const ORDER_ONLY: [usize; 3] = [4, 5, 7];
+
+/// The best candidate's content score from which the order-only signals weigh in full; under
+/// it they shrink with it, so that they keep ordering what matches alike. Their weights were
+/// set on one-line questions, whose best match scores 0.36 or more in 95% of LoCoMo's and 0.72
+/// or more in LongMemEval's. A dialogue sent as the query (MADial: the conversation so far)
+/// spreads its words' share over many terms, and its best match scores 0.06–0.1: at full
+/// weight a memory reinforced by an earlier answer, or told last week, outranked the one the
+/// dialogue was about. 0.5 changes no LongMemEval answer; 1.0 began to move them
+/// (docs/BENCHMARKS.md, "Order signals on the content's scale").
+pub const ORDER_SIGNALS_FULL_AT: f64 = 0.5;
 
 /// [`VectorScale`] applied: the range of the candidates' similarities, once per query.
 struct VectorScaler {

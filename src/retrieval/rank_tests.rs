@@ -288,6 +288,75 @@ fn strength_recency_and_vectors_break_lexical_ties() {
     assert_eq!(ids, ["a-weak", "near"]);
 }
 
+/// A dialogue sent as the query (the conversation so far) spreads its words' share over many
+/// terms, so every content score is small. The memory the dialogue is about must still beat one
+/// that only shares its everyday words, however much stronger and newer that one is; with a
+/// one-line question strength and recency still break ties (above).
+#[test]
+fn a_dialogue_finds_what_it_is_about_before_what_is_strong_and_new() {
+    let dialogue = "Bart: 我今天在公园玩了整整一天，还跟朋友一起玩滑梯呢！\n\
+        Assistant: 那听起来真的很有乐趣啊！滑梯是你最喜欢的游戏吗？\n\
+        Bart: 对啊，我最喜欢滑梯，还有秋千。你小时候喜欢什么游戏？\n\
+        Assistant: 我小时候最喜欢玩跳绳。你试过跳绳吗？\n\
+        Bart: 试过，但是我不太擅长。我更喜欢跟朋友们追来追去玩捉迷藏。\n\
+        Assistant: 捉迷藏是一个很好玩的游戏，你一般藏在哪里？\n\
+        Bart: 哈哈，上次我藏在一个大树后面，他们找了好久都没找到我，我今天特别开心！";
+    let mut park = memory(
+        "park",
+        MemoryType::History,
+        "Bart和同学们在公园玩捉迷藏，感到非常开心",
+        &[],
+    );
+    park.strength = 0.0;
+    park.updated_at = now().plus_days(-300);
+    let mut party = memory(
+        "party",
+        MemoryType::History,
+        "Bart在生日派对上和朋友一起吃蛋糕，感到非常开心",
+        &[],
+    );
+    party.strength = 1.0;
+    party.updated_at = now().plus_days(-2);
+    let mut candidates = vec![party, park];
+    // Everyday words in most memories, as in a real store: they weigh little.
+    for (i, event) in [
+        "去动物园看企鹅",
+        "在家看动画片",
+        "参加跳绳比赛",
+        "和表哥玩游戏",
+        "养了一只小乌龟",
+        "去游乐园",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let text = format!("Bart和朋友{event}，感到非常开心");
+        candidates.push(memory(
+            &format!("other{i}"),
+            MemoryType::History,
+            &text,
+            &[],
+        ));
+    }
+    let stats = stats_for(dialogue, &candidates);
+    let ranked = rank(&request(dialogue), candidates, &stats);
+    let ids: Vec<&str> = ranked.iter().map(|r| r.candidate.id.as_str()).collect();
+    assert_eq!(ids[..2], ["park", "party"]);
+    assert!(
+        ranked[0].relevance < ORDER_SIGNALS_FULL_AT,
+        "{:?}",
+        ranked[0].relevance
+    );
+}
+
+#[test]
+fn the_order_only_signals_are_strength_recency_and_speaker() {
+    assert_eq!(
+        ORDER_ONLY.map(|i| SIGNALS[i]),
+        ["strength", "recency", "speaker"]
+    );
+}
+
 #[test]
 fn max_results_limits_the_answer() {
     let mut req = request("用户 user");
