@@ -21,7 +21,7 @@ use crate::ports::{EmbedKind, LexicalQuery, MemoryFilter, RetrievalView, VectorF
 use crate::retrieval::embed;
 use crate::retrieval::embed_cache::{text_key, TextKey};
 use crate::retrieval::query::{
-    analyse, is_dialogue, split_speaker, Names, VOICED_SUBJECT_STRENGTH,
+    analyse, asking_line, is_dialogue, split_speaker, Names, VOICED_SUBJECT_STRENGTH,
 };
 use crate::retrieval::rank::{self, Candidate, CandidateKind, RankRequest, Ranked};
 use crate::retrieval::select::{select, Selection};
@@ -210,7 +210,7 @@ impl Hippo {
             .time_hint
             .as_deref()
             .and_then(|h| parse_time_range(h, today))
-            .or_else(|| parse_time_range(&r.query, today));
+            .or_else(|| parse_time_range(asking_line(&r.query), today));
         let (npc, mut structured) = structured_candidates(view);
         let names = names_of(&npc, &structured);
         // Marked items are left out before they are embedded or ranked.

@@ -260,6 +260,13 @@ pub fn is_dialogue(query: &str) -> bool {
     lines_of(query).len() > 1
 }
 
+/// The line a query asks in now: a dialogue's last line, a one-line question whole. A time
+/// phrase in a dialogue's earlier lines belongs to the story so far ("我昨天开始看…" is not a
+/// request for yesterday's memories).
+pub fn asking_line(query: &str) -> &str {
+    lines_of(query).last().copied().unwrap_or("")
+}
+
 /// Analyses `query` (see the module docs).
 pub fn analyse(query: &str, names: &Names) -> QueryAnalysis {
     let raw = lines_of(query);
@@ -410,6 +417,19 @@ mod tests {
     fn a_colon_inside_a_sentence_is_not_a_speaker() {
         let q = analyse("Remember this: my password", &Names::default());
         assert!(q.terms.contains(&"rememb".to_string()));
+    }
+
+    #[test]
+    fn a_query_asks_in_its_last_line() {
+        assert_eq!(
+            asking_line("User: I started it yesterday\nMe: nice\nUser: and now? \n"),
+            "User: and now?"
+        );
+        assert_eq!(
+            asking_line(" what did I do yesterday? "),
+            "what did I do yesterday?"
+        );
+        assert_eq!(asking_line("\n\n"), "");
     }
 
     #[test]

@@ -408,12 +408,7 @@ pub fn rank_with(
             let signals = score(weights, &query, req, &c, a, &vector_scale)?;
             Some(Ranked {
                 score: signals.iter().sum(),
-                relevance: signals
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| !ORDER_ONLY.contains(i))
-                    .map(|(_, v)| v)
-                    .sum(),
+                relevance: CONTENT.iter().map(|&i| signals[i]).sum(),
                 signals: req.debug.then(|| {
                     SIGNALS
                         .iter()
@@ -466,6 +461,8 @@ pub const SIGNALS: [&str; 9] = [
 /// (the speaker signal says whose words they are, true of every fact about the user): strength,
 /// recency and speaker, by their place in [`SIGNALS`].
 pub(crate) const ORDER_ONLY: [usize; 3] = [4, 5, 7];
+/// The other signals: how well a candidate matches (its `relevance`).
+pub(crate) const CONTENT: [usize; 6] = [0, 1, 2, 3, 6, 8];
 
 /// The best candidate's content score from which the order-only signals weigh in full; under
 /// it they shrink with it, so that they keep ordering what matches alike. Their weights were

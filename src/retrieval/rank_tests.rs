@@ -350,11 +350,14 @@ fn a_dialogue_finds_what_it_is_about_before_what_is_strong_and_new() {
 }
 
 #[test]
-fn the_order_only_signals_are_strength_recency_and_speaker() {
+fn the_order_only_signals_are_strength_recency_and_speaker_the_rest_content() {
     assert_eq!(
         ORDER_ONLY.map(|i| SIGNALS[i]),
         ["strength", "recency", "speaker"]
     );
+    let mut all: Vec<usize> = CONTENT.iter().chain(&ORDER_ONLY).copied().collect();
+    all.sort();
+    assert_eq!(all, (0..SIGNALS.len()).collect::<Vec<_>>());
 }
 
 #[test]

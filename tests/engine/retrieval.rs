@@ -523,3 +523,40 @@ fn only_a_semantic_embedder_searches_the_vector_index_in_a_retrieval() {
         );
     }
 }
+
+/// A dialogue sent as the query tells its own story ("我昨天开始看…"): a time phrase in its
+/// earlier lines is not a request for that day's memories. Only its last line, what is said
+/// now, asks for a period; a one-line question is its own last line.
+#[test]
+fn a_dialogue_asks_for_a_period_only_in_its_last_line() {
+    let w = world();
+    npc(&w, "b", json!({}));
+    add(
+        &w,
+        "b",
+        json!([{"summary": "用户喜欢看武侠小说，最喜欢金庸", "type": "preference"}]),
+    );
+    w.clock.advance_hours(30.0 * 24.0);
+    add(
+        &w,
+        "b",
+        json!([{"summary": "用户去超市买了牛奶和面包", "type": "history"}]),
+    );
+    w.clock.advance_hours(24.0);
+    let summaries = |query: &str| -> Vec<String> {
+        retrieve(&w, "b", json!({ "query": query }))
+            .into_iter()
+            .map(|m| m.summary)
+            .collect()
+    };
+    let story = "用户: 我昨天开始看一本新的武侠小说，里面的英雄真是太酷了！\n\
+                 灵绯: 哇，那听起来很有趣！他们都做了些什么？\n\
+                 用户: 主角用他的剑挡下了飞来的箭，保护了整个村庄！";
+    assert_eq!(summaries(story), ["用户喜欢看武侠小说，最喜欢金庸"]);
+    let asking = "用户: 今天好累啊\n灵绯: 辛苦了，休息一下吧\n用户: 我昨天干什么了？";
+    assert!(
+        summaries(asking).contains(&"用户去超市买了牛奶和面包".to_string()),
+        "{:?}",
+        summaries(asking)
+    );
+}
