@@ -72,14 +72,17 @@ step "wasm-opt -Oz"
 "$WASM_OPT" -Oz --converge --zero-filled-memory --low-memory-unused --strip-producers --strip-target-features \
   "${FEATURES[@]}" "$DIST/web/${CRATE}_bg.wasm" -o "$DIST/web/${CRATE}_bg.wasm"
 
-# The request schemas the package checks keys against (pkg/src/shapes.rs), minified, as a
-# module of each glue's kind: the entry points hand them to the wasm.
-node - worker/src/http/openapi_components.json "$DIST" <<'JS'
+# Data the wasm reads but does not carry (it has a size budget), minified, as a module of
+# each glue's kind; the entry points hand them to the wasm: the request schemas the package
+# checks keys against (pkg/src/shapes.rs) and the MCP tool list (src/mcp.rs).
+node - "$DIST" shapes=worker/src/http/openapi_components.json mcp_tools=src/mcp_tools.json <<'JS'
 const fs = require('node:fs');
-const [file, dist] = process.argv.slice(2);
-const json = JSON.stringify(JSON.stringify(JSON.parse(fs.readFileSync(file, 'utf8'))));
-fs.writeFileSync(`${dist}/nodejs/shapes.js`, `module.exports = ${json};\n`);
-fs.writeFileSync(`${dist}/web/shapes.js`, `export default ${json};\n`);
+const [dist, ...modules] = process.argv.slice(2);
+for (const [name, file] of modules.map((m) => m.split('='))) {
+  const json = JSON.stringify(JSON.stringify(JSON.parse(fs.readFileSync(file, 'utf8'))));
+  fs.writeFileSync(`${dist}/nodejs/${name}.js`, `module.exports = ${json};\n`);
+  fs.writeFileSync(`${dist}/web/${name}.js`, `export default ${json};\n`);
+}
 JS
 
 # npm ships pkg/ alone: the repository's license goes in with it. CommonJS consumers of

@@ -22,9 +22,20 @@ use serde_json::{json, Map, Value};
 /// speaks what its SDK speaks.
 pub const PROTOCOL_VERSIONS: [&str; 4] = ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"];
 
-/// The tools as `tools/list` describes them (without `npcid`). Data, not code: kept as JSON
-/// it costs the Worker bundle little.
-const TOOLS_JSON: &str = include_str!("mcp_tools.json");
+/// The tools as `tools/list` describes them (without `npcid`). Data, not code: compiled into
+/// the Worker (feature `mcp-tools`), while the npm package ships it beside its wasm, which has
+/// a size budget (`dist/*/mcp_tools.js`; its entry points hand it over with [`set_tools`]).
+#[cfg(feature = "mcp-tools")]
+pub const TOOLS_JSON: &str = include_str!("mcp_tools.json");
+
+/// The tool list, parsed once.
+static TOOLS: std::sync::OnceLock<Vec<Tool>> = std::sync::OnceLock::new();
+
+/// Gives the core the tool list (the text of `mcp_tools.json`) where it is not compiled in;
+/// only the first call counts. Until then there are no tools.
+pub fn set_tools(json: &str) {
+    let _ = TOOLS.set(crate::json::parse(json).unwrap_or_default());
+}
 
 /// One entry of `mcp_tools.json`.
 #[derive(Debug, Clone, Deserialize)]
@@ -55,8 +66,10 @@ fn tool_kind(name: &str) -> Option<OpKind> {
 }
 
 fn all_tools() -> Vec<Tool> {
-    // The file is compiled in and checked by a test: it always parses.
-    crate::json::parse(TOOLS_JSON).unwrap_or_default()
+    // The file is checked by a test: it always parses.
+    #[cfg(feature = "mcp-tools")]
+    set_tools(TOOLS_JSON);
+    TOOLS.get().cloned().unwrap_or_default()
 }
 
 fn find_tool(name: &str) -> Option<Tool> {

@@ -29,6 +29,15 @@ struct Inner {
     closed: Cell<bool>,
 }
 
+/// Hands the core the MCP tool list (`dist/<glue>/mcp_tools.js`, which the build writes from
+/// the core's `src/mcp_tools.json`): compiled in, it cost the wasm ~1.4 KB of its gzip budget.
+/// The entry points call it once, at load. (wasm-bindgen copies this comment into the glue's
+/// JS as a block comment: no star-slash in it.)
+#[wasm_bindgen(js_name = setMcpTools)]
+pub fn set_mcp_tools(json: &str) {
+    hippo::mcp::set_tools(json);
+}
+
 #[wasm_bindgen(js_name = Hippo)]
 pub struct JsHippo {
     inner: Rc<Inner>,
@@ -343,7 +352,8 @@ impl JsHippo {
     }
 
     /// The MCP tools `caller` may call (`{npcid?, scopes?}`: without `npcid`, every NPC and
-    /// every tool), as `tools/list` entries: what the stdio MCP server lists.
+    /// every tool), as `tools/list` entries: what the stdio MCP server lists (the list the
+    /// entry point handed over with [`set_mcp_tools`]).
     #[wasm_bindgen(js_name = mcpTools)]
     pub fn mcp_tools(&self, caller: JsValue) -> Result<JsValue, JsValue> {
         let caller = mcp_caller(caller).map_err(to_js_error)?;

@@ -2,7 +2,8 @@
 // synchronously from the .wasm module the Workers runtime imports. No file or IndexedDB
 // here: "memory", or an adapter over a Durable Object's storage or KV (storage.js).
 import wasmModule from '../dist/web/hippo_wasm_bg.wasm';
-import { initSync, Hippo, registerStorage, setErrorClass, setRequestShapes } from '../dist/web/hippo_wasm.js';
+import { initSync, Hippo, registerStorage, setErrorClass, setMcpTools, setRequestShapes } from '../dist/web/hippo_wasm.js';
+import mcpTools from '../dist/web/mcp_tools.js';
 import shapes from '../dist/web/shapes.js';
 import { HippoError } from '../errors.js';
 import { durableObjectStorage, kvStorage } from './storage.js';
@@ -10,5 +11,6 @@ import { durableObjectStorage, kvStorage } from './storage.js';
 initSync({ module: wasmModule });
 setErrorClass(HippoError);
 setRequestShapes(shapes);
+setMcpTools(mcpTools);
 
 export { Hippo, HippoError, registerStorage, durableObjectStorage, kvStorage };

@@ -28,6 +28,13 @@ test('the tarball has the wasm once, a LICENSE, and every file the exports map n
   for (const target of [...targets(pkg.exports), pkg.main, pkg.types]) {
     assert.ok(names.includes(target.replace(/^\.\//, '')), `${target} is not in the tarball`);
   }
+  // And what the entry points load from the build (the glue, the data they hand the wasm).
+  for (const entry of ['node/index.cjs', 'browser/index.js', 'workerd/index.js']) {
+    const source = readFileSync(path.join(pkgDir, entry), 'utf8');
+    for (const [, file] of source.matchAll(/['"]\.\.\/(dist\/[^'"]+)['"]/g)) {
+      assert.ok(names.includes(file), `${file}, which ${entry} loads, is not in the tarball`);
+    }
+  }
   // One 1.45 MB module plus the glue: well under twice the module.
   assert.ok(unpackedSize < 2 * files.find((f) => f.path.endsWith('.wasm')).size, `${unpackedSize} bytes unpacked`);
   console.log(`packed ${size} bytes, unpacked ${unpackedSize} bytes, ${files.length} files`);

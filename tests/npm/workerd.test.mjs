@@ -32,6 +32,7 @@ test('the workerd build answers like the Node build', async () => {
     const hippo = await Hippo.open({ storage: 'memory', clock: () => Date.parse('2026-04-08T10:00:00Z') });
     const inNode = JSON.parse(JSON.stringify(await script(hippo)));
     assert.ok(inNode.search.length > 0 && inNode.retrieve.length > 0);
+    assert.ok(inNode.tools.includes('recall'), inNode.tools.join(', '));
     assert.deepEqual(inWorkerd, inNode);
   } finally {
     await miniflare.dispose();
