@@ -165,6 +165,17 @@ impl<'de> Deserialize<'de> for Timestamp {
     }
 }
 
+/// Whether the words at byte span `(start, end)` of `text` are all that a pair of quotation
+/// or title marks holds: “星期五” (Robinson Crusoe's Friday), 《明天》, "Friday" name
+/// something; they date nothing. Quoted speech that holds a date says more ("“明天见”").
+pub fn quoted(text: &str, (start, end): (usize, usize)) -> bool {
+    let before = text.get(..start).unwrap_or_default();
+    let after = text.get(end..).unwrap_or_default();
+    [("“", "”"), ("「", "」"), ("《", "》"), ("\"", "\"")]
+        .iter()
+        .any(|(open, close)| before.ends_with(open) && after.starts_with(close))
+}
+
 /// Parses `YYYY-MM-DD`.
 pub fn parse_date(text: &str) -> Option<NaiveDate> {
     parse_ymd(text.trim())

@@ -601,6 +601,27 @@ mod tests {
     }
 
     #[test]
+    fn a_name_in_quotes_is_no_day_to_ask_about_and_a_holiday_keeps_its_name() {
+        // A MADial day: Robinson Crusoe's Friday was read as next Friday, and the diary
+        // planned to ask about "角色“2023-10-13”" then.
+        let line = summarize_day(
+            &[user(
+                "我和朋友一起读了《鲁滨逊漂流记》，还讨论了角色“星期五”的故事情节。",
+            )],
+            None,
+            300,
+        );
+        assert!(!line.contains("到时候"), "{line}");
+        assert!(!line.contains("2026-04-1"), "{line}");
+        let line = summarize_day(
+            &[user("爸爸妈妈送了我一辆红色遥控跑车作为圣诞礼物，好开心！")],
+            None,
+            300,
+        );
+        assert!(line.contains("圣诞（2026-12-25）礼物"), "{line}");
+    }
+
+    #[test]
     fn writes_in_the_conversation_language_and_by_the_known_name() {
         let line = summarize_day(
             &[

@@ -14,7 +14,7 @@
 //! 4. **One exchange, one slot first**: for a question in the user's own voice, the
 //!    character's reply next to a user turn in the answer waits until the other items are in
 //!    ([`one_slot_per_exchange`]); so does a diary day that repeats a typed memory in the
-//!    answer word for word.
+//!    answer word for word, or another diary day in it.
 
 use super::query::{split_speaker, Speaker};
 use super::rank::{Candidate, CandidateKind, Ranked};
@@ -97,7 +97,7 @@ fn one_slot_per_exchange(kept: Vec<Ranked>, as_facts: &[Ranked], how: Selection)
                     k.candidate.speaker == Some(subject) && next_to(&r.candidate, &k.candidate)
                 })
         });
-        if answers_a_turn_in_the_answer || restates_a_fact_in_the_answer(&r, &first) {
+        if answers_a_turn_in_the_answer || restates_the_answer(&r, &first) {
             later.push(r);
         } else {
             first.push(r);
@@ -109,13 +109,17 @@ fn one_slot_per_exchange(kept: Vec<Ranked>, as_facts: &[Ranked], how: Selection)
 }
 
 /// A diary day that repeats a typed memory already in the answer word for word (the built-in
-/// diary quotes what the user said, and the dream drew the memory from the same words) waits
-/// like the reply of rule 4: read twice, the fact would take the slot of another item.
-fn restates_a_fact_in_the_answer(r: &Ranked, first: &[Ranked]) -> bool {
+/// diary quotes what the user said, and the dream drew the memory from the same words), or
+/// another day in the answer (a day that said little is a topic and a feeling, the same for
+/// many days), waits like the reply of rule 4: read twice, the same words would take the slot
+/// of another item.
+fn restates_the_answer(r: &Ranked, first: &[Ranked]) -> bool {
     r.candidate.kind == CandidateKind::Diary
         && first.iter().any(|k| {
-            k.candidate.kind == CandidateKind::Memory
-                && !k.candidate.summary.is_empty()
+            matches!(
+                k.candidate.kind,
+                CandidateKind::Memory | CandidateKind::Diary
+            ) && !k.candidate.summary.is_empty()
                 && r.candidate.summary.contains(&k.candidate.summary)
         })
 }
@@ -263,6 +267,35 @@ mod tests {
         let mut other_day = ranked();
         other_day[1].candidate.summary = "Talked about the lake.".into();
         assert_eq!(ids(&select(other_day, two)), ["fact", "diary"]);
+    }
+
+    #[test]
+    fn a_diary_day_in_the_same_words_as_one_in_the_answer_waits() {
+        // The built-in diary of a day that said little is a topic and a feeling: on MADial,
+        // four days of "今天和Bart聊了朋友。说到朋友的时候，Bart很紧张。" filled an answer.
+        let day = |id: &str, relevance, summary: &str| {
+            let mut r = item(id, CandidateKind::Diary, relevance, 1.0, &[]);
+            r.candidate.summary = summary.into();
+            r
+        };
+        let same = "今天和Bart聊了朋友。说到朋友的时候，Bart很紧张。";
+        let ranked = || {
+            vec![
+                day("day1", 1.0, same),
+                day("day2", 0.95, same),
+                item("quote", CandidateKind::Conversation, 0.9, 0.3, &[]),
+                day("day3", 0.85, "今天和Bart聊了朋友。Bart今天有点难过。"),
+            ]
+        };
+        let three = Selection {
+            max_results: 3,
+            ..RETRIEVE
+        };
+        assert_eq!(ids(&select(ranked(), three)), ["day1", "quote", "day3"]);
+        assert_eq!(
+            ids(&select(ranked(), RETRIEVE)),
+            ["day1", "quote", "day3", "day2"]
+        );
     }
 
     fn turn(id: &str, speaker: Speaker, text: &str, context: &str, relevance: f64) -> Ranked {

@@ -120,11 +120,10 @@ pub fn time_mentions(text: &str, today: NaiveDate, lookahead_days: i64) -> Vec<T
                 let used = used.max(1);
                 let last = i.saturating_add(used).saturating_sub(1);
                 if let (Some(first), Some(end)) = (spans.get(i), spans.get(last)) {
-                    found.push(TimeMention {
-                        range,
-                        span: (first.0, end.1),
-                        vague,
-                    });
+                    let span = (first.0, end.1);
+                    if !crate::time::quoted(text, span) {
+                        found.push(TimeMention { range, span, vague });
+                    }
                 }
                 i = i.saturating_add(used);
             }
@@ -635,6 +634,16 @@ mod tests {
             Some((start.to_string(), end.to_string())),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_name_in_quotes_asks_for_no_period() {
+        assert_eq!(range("我们聊过“星期五”这个角色吗"), None);
+        assert_eq!(range("《昨天》这首歌是谁唱的"), None);
+        assert_eq!(range("what did I say about \"Yesterday\""), None);
+        // Quoted speech does.
+        is("他说“我们昨天见过”", "2026-04-07", "2026-04-07");
+        is("他昨天说的“星期五”是谁", "2026-04-07", "2026-04-07");
     }
 
     #[test]

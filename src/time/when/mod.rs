@@ -108,8 +108,9 @@ impl When {
                 continue;
             }
             out.push_str(part(at, s));
-            if s == date_start && self.end.is_some() {
-                // A range keeps its words, dated: "下周（2026-04-13~2026-04-19）".
+            if s == date_start && (self.end.is_some() || zh_holiday(part(s, e))) {
+                // A range or a holiday keeps its words, dated: "下周（2026-04-13~2026-04-19）",
+                // "圣诞节（2026-12-25）".
                 let words = part(s, e);
                 out.push_str(words);
                 if words.is_ascii() {
@@ -158,7 +159,8 @@ const LOOKAHEAD_DAYS: i64 = 330;
 /// the first range the shared time grammar finds.
 pub fn find(text: &str, today: NaiveDate) -> Option<When> {
     let lower = text.to_ascii_lowercase();
-    let Some((date, span)) = zh_date(text, today).or_else(|| en_date(&lower, today)) else {
+    let en = || en_date(&lower, today).filter(|(_, span)| !crate::time::quoted(text, *span));
+    let Some((date, span)) = zh_date(text, today).or_else(en) else {
         return weekend(text, today).or_else(|| range(text, today));
     };
     let mut spans = vec![span];
@@ -317,6 +319,37 @@ mod tests {
         assert_eq!(label("国庆节去北京").as_deref(), Some("2026-10-01"));
         // A given name is no holiday.
         assert_eq!(label("我同事王国庆人很好"), None);
+    }
+
+    #[test]
+    fn words_a_pair_of_quotes_holds_alone_are_a_name_not_a_date() {
+        // Robinson Crusoe's Friday (a MADial memory's diary asked "then" about "2023-10-13").
+        assert_eq!(label("我们讨论了角色“星期五”的故事情节"), None);
+        assert_eq!(label("他写了一首叫《明天》的歌"), None);
+        assert_eq!(label("the character \"Friday\" was my favourite"), None);
+        // No part of the quoted words either (not "周五" of “下周五”).
+        assert_eq!(zh_date("电影“下周五”很好看", today()), None);
+        // Quoted speech says when.
+        assert_eq!(label("他说“明天见”").as_deref(), Some("2026-04-10"));
+        // A name in quotes does not hide a date said beside it.
+        assert_eq!(label("“星期五”这本书明天还").as_deref(), Some("2026-04-10"));
+    }
+
+    #[test]
+    fn a_holiday_keeps_its_name_when_restated() {
+        let t = "父母送了我一辆遥控跑车作为圣诞礼物";
+        assert_eq!(
+            find(t, today()).unwrap().restate(t),
+            "父母送了我一辆遥控跑车作为圣诞（2026-12-25）礼物"
+        );
+        let t = "五一打算去厦门玩";
+        assert_eq!(
+            find(t, today()).unwrap().restate(t),
+            "五一（2026-05-01）打算去厦门玩"
+        );
+        // A relative day is replaced: "明天" means nothing tomorrow.
+        let t = "我明天去厦门";
+        assert_eq!(find(t, today()).unwrap().restate(t), "我2026-04-10去厦门");
     }
 
     #[test]

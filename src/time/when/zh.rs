@@ -53,10 +53,27 @@ const ZH_HOLIDAYS: &[(&[&str], u32, u32)] = &[
     (&["圣诞节", "圣诞"], 12, 25),
 ];
 
+/// Whether `words` are a holiday's name: restated, a name keeps its words and is dated
+/// beside them ("圣诞礼物" is a kind of present, not "2026-12-25礼物").
+pub(super) fn zh_holiday(words: &str) -> bool {
+    ZH_HOLIDAYS
+        .iter()
+        .any(|(names, _, _)| names.contains(&words))
+}
+
 pub(super) fn zh_date(text: &str, today: NaiveDate) -> Option<(NaiveDate, (usize, usize))> {
+    // Past quoted words as a whole: in “下周五” no "周五" is read either.
+    let mut quoted_to = 0;
     for (i, _) in text.char_indices() {
+        if i < quoted_to {
+            continue;
+        }
         if let Some(found) = zh_date_at(from(text, i), today) {
-            return Some((found.0, (i, i.saturating_add(found.1))));
+            let span = (i, i.saturating_add(found.1));
+            if !crate::time::quoted(text, span) {
+                return Some((found.0, span));
+            }
+            quoted_to = span.1;
         }
     }
     None
