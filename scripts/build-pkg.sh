@@ -74,8 +74,10 @@ step "wasm-opt -Oz"
 
 # Data the wasm reads but does not carry (it has a size budget), minified, as a module of
 # each glue's kind; the entry points hand them to the wasm: the request schemas the package
-# checks keys against (pkg/src/shapes.rs) and the MCP tool list (src/mcp.rs).
-node - "$DIST" shapes=worker/src/http/openapi_components.json mcp_tools=src/mcp_tools.json <<'JS'
+# checks keys against (pkg/src/shapes.rs), the MCP tool list (src/mcp.rs) and the LLM prompts
+# (src/llm/prompts.rs).
+node - "$DIST" shapes=worker/src/http/openapi_components.json mcp_tools=src/mcp_tools.json \
+  prompts=src/llm/prompts.json <<'JS'
 const fs = require('node:fs');
 const [dist, ...modules] = process.argv.slice(2);
 for (const [name, file] of modules.map((m) => m.split('='))) {

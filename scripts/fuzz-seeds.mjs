@@ -94,6 +94,11 @@ const dateList = [
   ...DATES.map((d) => `${d.replaceAll("-", "年").replace(/年(\d+)$/, "月$1日")}`),
   ...COUNTS.map((n) => `May 8, ${n}`), ...COUNTS.map((n) => `${n}年4月8日`), ...COUNTS.map((n) => `${n}号`),
   ...ODD.map((o) => `昨天${o}last week`),
+  // Dates told as done move back a week, a month or a year (a day the month or year before
+  // lacks stays ahead).
+  ...COUNTS.map((n) => `${n}号我已经去了`), "2月29号我们去了北京", "31号我已经交了报告",
+  "周六我们去爬山了", "元旦晚会上我们表演了魔术", "周末我们去了海边", "这周日我去了",
+  "We went hiking on Saturday", "My wedding was on February 29", "It was on the 31st",
 ];
 const dateTexts = [];
 for (let i = 0; i < dateList.length; i += 3) dateTexts.push(dateList.slice(i, i + 3).join(" / "));

@@ -1,8 +1,9 @@
 // The browser entry (bundlers, and pages without one): the `web` wasm build, with
 // `{indexedDB: name}` storage. The .wasm is fetched and compiled on the first `Hippo.open`,
 // not at import, so importing the package costs nothing and needs no top-level await.
-import init, { Hippo, registerStorage as registerNow, setErrorClass, setMcpTools, setRequestShapes } from '../dist/web/hippo_wasm.js';
+import init, { Hippo, registerStorage as registerNow, setErrorClass, setMcpTools, setPrompts, setRequestShapes } from '../dist/web/hippo_wasm.js';
 import mcpTools from '../dist/web/mcp_tools.js';
+import prompts from '../dist/web/prompts.js';
 import shapes from '../dist/web/shapes.js';
 import { HippoError } from '../errors.js';
 import wasmUrl from './wasm-url.js';
@@ -20,6 +21,7 @@ function instantiate() {
       setErrorClass(HippoError);
       setRequestShapes(shapes);
       setMcpTools(mcpTools);
+      setPrompts(prompts);
       for (const [kind, factory] of kinds) registerNow(kind, factory);
     },
     (error) => {

@@ -7,6 +7,7 @@ const { HippoError } = require('./errors.cjs');
 core.setErrorClass(HippoError);
 core.setRequestShapes(require('../dist/nodejs/shapes.js'));
 core.setMcpTools(require('../dist/nodejs/mcp_tools.js'));
+core.setPrompts(require('../dist/nodejs/prompts.js'));
 core.registerStorage('file', (option) => fileStorage(option.file));
 
 module.exports = { Hippo: core.Hippo, HippoError, registerStorage: core.registerStorage, fileStorage };

@@ -38,6 +38,14 @@ pub fn set_mcp_tools(json: &str) {
     hippo::mcp::set_tools(json);
 }
 
+/// Hands the core the LLM prompts (`dist/<glue>/prompts.js`, from the core's
+/// `src/llm/prompts.json`), kept out of the wasm's gzip budget as the tool list is. The entry
+/// points call it once, at load; without it an LLM is sent no instructions.
+#[wasm_bindgen(js_name = setPrompts)]
+pub fn set_prompts(json: &str) {
+    hippo::llm::prompts::set_texts(json);
+}
+
 #[wasm_bindgen(js_name = Hippo)]
 pub struct JsHippo {
     inner: Rc<Inner>,

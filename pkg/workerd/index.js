@@ -2,8 +2,9 @@
 // synchronously from the .wasm module the Workers runtime imports. No file or IndexedDB
 // here: "memory", or an adapter over a Durable Object's storage or KV (storage.js).
 import wasmModule from '../dist/web/hippo_wasm_bg.wasm';
-import { initSync, Hippo, registerStorage, setErrorClass, setMcpTools, setRequestShapes } from '../dist/web/hippo_wasm.js';
+import { initSync, Hippo, registerStorage, setErrorClass, setMcpTools, setPrompts, setRequestShapes } from '../dist/web/hippo_wasm.js';
 import mcpTools from '../dist/web/mcp_tools.js';
+import prompts from '../dist/web/prompts.js';
 import shapes from '../dist/web/shapes.js';
 import { HippoError } from '../errors.js';
 import { durableObjectStorage, kvStorage } from './storage.js';
@@ -12,5 +13,6 @@ initSync({ module: wasmModule });
 setErrorClass(HippoError);
 setRequestShapes(shapes);
 setMcpTools(mcpTools);
+setPrompts(prompts);
 
 export { Hippo, HippoError, registerStorage, durableObjectStorage, kvStorage };

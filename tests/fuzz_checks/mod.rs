@@ -102,6 +102,19 @@ pub fn time_expression(data: &[u8]) {
     if let Some(r) = hippo::time::phrase::parse_time_range(&text, today) {
         assert!(r.start <= r.end, "{text:?} gave {r:?}");
     }
+    // The dream's dates, on an ordinary day and at the ends of the calendar (a date told as
+    // done moves back a week, a month or a year from there).
+    for day in [today, chrono::NaiveDate::MIN, chrono::NaiveDate::MAX] {
+        if let Some(w) = hippo::time::when::find(&text, day) {
+            for &(s, e) in &w.spans {
+                assert!(
+                    s <= e && text.get(s..e).is_some(),
+                    "{text:?}: span {s}..{e}"
+                );
+            }
+            let _ = (w.restate(&text), w.restate_all(&text), w.strip(&text));
+        }
+    }
 }
 
 /// LLM output: any text becomes a validated extraction or an error message, never a panic;

@@ -671,3 +671,78 @@ fn asking_for_help_to_remember_is_a_request() {
     let m = memory(&x, "B2");
     assert!(m.pinned || m.importance >= Signal::Remember.importance());
 }
+
+#[test]
+fn an_outing_told_as_done_is_history_not_a_plan() {
+    // A MADial memory: the New Year party was read as the next one, a plan to ask about.
+    for said in [
+        "在元旦晚会上，我和同班同学们一起制作了彩纸灯笼和剪纸，感到非常开心。",
+        "周六我们去爬山了，好累。",
+        "I went hiking on Saturday with my sister.",
+    ] {
+        let x = run(said);
+        assert!(
+            x.memories
+                .iter()
+                .all(|m| m.memory_type != MemoryType::Project),
+            "{said}: {:?}",
+            x.memories
+        );
+        let m = x
+            .memories
+            .iter()
+            .find(|m| m.memory_type == MemoryType::History)
+            .unwrap_or_else(|| panic!("{said}: {:?}", x.memories));
+        assert!(m.event_time.is_some_and(|t| t.date() < today()), "{m:?}");
+        let diary = crate::dream::summarize::summarize_day(&[user(said)], None, 300);
+        assert!(
+            !diary.contains("到时候") && !diary.contains("I'll ask"),
+            "{diary}"
+        );
+    }
+    // Told on the holiday itself, with the date's clause saying nothing of it being done
+    // (and "晚会" holding a 会 of the future).
+    let new_year = NaiveDate::from_ymd_opt(2022, 1, 1).unwrap();
+    let said = "在元旦晚会上，Bart和同班同学们一起制作了彩纸灯笼和剪纸，感到非常开心。";
+    let x = extract(&[user(said)], new_year);
+    assert!(
+        x.memories
+            .iter()
+            .any(|m| m.memory_type == MemoryType::History && m.summary.contains("彩纸灯笼")),
+        "{:?}",
+        x.memories
+    );
+    assert!(x
+        .memories
+        .iter()
+        .all(|m| m.memory_type != MemoryType::Project));
+}
+
+#[test]
+fn parents_said_together_are_two_relations_of_the_user() {
+    // "爸爸妈妈" was 爸爸 named 妈妈: "妈妈是用户的爸爸".
+    for (said, pair) in [
+        ("爸爸妈妈带我去了动物园", ["爸爸", "妈妈"]),
+        ("我爸爸妈妈都是老师", ["爸爸", "妈妈"]),
+        ("爷爷奶奶来看我了", ["爷爷", "奶奶"]),
+    ] {
+        let x = run(said);
+        let names: Vec<_> = x.entity_ops.iter().filter_map(|e| e.name.clone()).collect();
+        assert_eq!(names, pair, "{said}: {:?}", x.entity_ops);
+        for e in &x.entity_ops {
+            assert_eq!(
+                e.title.as_deref(),
+                Some(&[e.name.clone().unwrap()][..]),
+                "{e:?}"
+            );
+        }
+        assert!(
+            x.memories.iter().all(|m| !m.summary.contains("是用户的")),
+            "{said}: {:?}",
+            x.memories
+        );
+    }
+    // A relation opening a clause with a name is still that person.
+    let x = run("表哥Oliver来看我了");
+    assert_eq!(x.entity_ops[0].name.as_deref(), Some("Oliver"));
+}

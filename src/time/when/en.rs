@@ -43,7 +43,11 @@ pub(super) fn ordinal_day(word: &str) -> Option<u32> {
     digits.parse().ok().filter(|d| (1..=31).contains(d))
 }
 
-pub(super) fn en_date(lower: &str, today: NaiveDate) -> Option<(NaiveDate, (usize, usize))> {
+pub(super) fn en_date(
+    lower: &str,
+    today: NaiveDate,
+    back: bool,
+) -> Option<(NaiveDate, (usize, usize))> {
     let w = words(lower);
     // The word `back` places before word `k`, and the one `ahead` after it.
     let before = |k: usize, back: usize| k.checked_sub(back).and_then(|i| w.get(i));
@@ -71,8 +75,9 @@ pub(super) fn en_date(lower: &str, today: NaiveDate) -> Option<(NaiveDate, (usiz
             let (start, date) = match prev {
                 Some("next") => (start_before(1), next_week_day(today, wd)),
                 Some("last" | "past") => (start_before(1), previous(today, wd)),
-                Some("this" | "on" | "coming") => (start_before(1), upcoming(today, wd)),
-                _ => (s, upcoming(today, wd)),
+                Some("this" | "coming") => (start_before(1), upcoming(today, wd)),
+                Some("on") => (start_before(1), open_weekday(today, wd, back)),
+                _ => (s, open_weekday(today, wd, back)),
             };
             return Some((date?, (start, e)));
         }
@@ -91,7 +96,7 @@ pub(super) fn en_date(lower: &str, today: NaiveDate) -> Option<(NaiveDate, (usiz
                     }
                     _ => None,
                 };
-                let date = month_day(today, year, Some(month), day)?;
+                let date = month_day(today, year, Some(month), day, back)?;
                 return Some((date, (s, end)));
             }
             // "8 May", "8th of May"
@@ -102,7 +107,7 @@ pub(super) fn en_date(lower: &str, today: NaiveDate) -> Option<(NaiveDate, (usiz
             };
             if let Some(&(dw, ds, _)) = day_word {
                 if let Some(day) = ordinal_day(dw) {
-                    return Some((month_day(today, None, Some(month), day)?, (ds, e)));
+                    return Some((month_day(today, None, Some(month), day, back)?, (ds, e)));
                 }
             }
         }
@@ -111,7 +116,10 @@ pub(super) fn en_date(lower: &str, today: NaiveDate) -> Option<(NaiveDate, (usiz
             if let Some(&(n, _, ne)) = next {
                 if n.chars().next().is_some_and(|c| c.is_ascii_digit()) && n.len() > 2 {
                     if let Some(day) = ordinal_day(n) {
-                        return Some((month_day(today, None, None, day)?, (start_before(1), ne)));
+                        return Some((
+                            month_day(today, None, None, day, back)?,
+                            (start_before(1), ne),
+                        ));
                     }
                 }
             }

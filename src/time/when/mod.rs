@@ -15,7 +15,10 @@
 )]
 
 mod en;
+mod tense;
 mod zh;
+
+pub use tense::told_as_done;
 
 use crate::time::calendar::{self, previous, upcoming};
 use crate::time::names::*;
@@ -159,10 +162,21 @@ const LOOKAHEAD_DAYS: i64 = 330;
 /// the first range the shared time grammar finds.
 pub fn find(text: &str, today: NaiveDate) -> Option<When> {
     let lower = text.to_ascii_lowercase();
-    let en = || en_date(&lower, today).filter(|(_, span)| !crate::time::quoted(text, *span));
-    let Some((date, span)) = zh_date(text, today).or_else(en) else {
+    let first = |back: bool| {
+        zh_date(text, today, back).or_else(|| {
+            en_date(&lower, today, back).filter(|(_, span)| !crate::time::quoted(text, *span))
+        })
+    };
+    let Some((mut date, span)) = first(false) else {
         return weekend(text, today).or_else(|| range(text, today));
     };
+    // Told as done, a date said without its year or week ("周六", "5月8号", "元旦", "on
+    // Saturday") is read back: its last occurrence, not its next ([`tense`]).
+    if date > today && tense::told_as_done(text, span) {
+        if let Some((last, _)) = first(true).filter(|(_, s)| *s == span) {
+            date = last;
+        }
+    }
     let mut spans = vec![span];
     let time = zh_time(text).or_else(|| en_time(&lower)).map(|(t, s)| {
         spans.push(s);
@@ -206,7 +220,11 @@ fn weekend(text: &str, today: NaiveDate) -> Option<When> {
     let (date, last) = if today.weekday() == Weekday::Sun {
         (today, today)
     } else {
-        let saturday = upcoming(today, Weekday::Sat)?;
+        let mut saturday = upcoming(today, Weekday::Sat)?;
+        // "周末我们去爬山了" said on a Wednesday: the weekend gone.
+        if saturday > today && tense::told_as_done(text, (start, end)) {
+            saturday = calendar::minus_days(saturday, 7)?;
+        }
         (saturday, calendar::plus_days(saturday, 1)?)
     };
     Some(When {
@@ -247,34 +265,40 @@ fn next_week_day(today: NaiveDate, wd: Weekday) -> Option<NaiveDate> {
     )
 }
 
-/// A day of a month; without a year, the next occurrence from today on; without a month,
-/// this month's day (or next month's if it has passed).
+/// A day of a month; without a year, the next occurrence from today on (the last one up to
+/// today, read `back`); without a month, this month's day (or the next or the last month's).
 fn month_day(
     today: NaiveDate,
     year: Option<i32>,
     month: Option<u32>,
     day: u32,
+    back: bool,
 ) -> Option<NaiveDate> {
-    match (year, month) {
-        (Some(y), Some(m)) => NaiveDate::from_ymd_opt(y, m, day),
-        (_, Some(m)) => {
-            let this = NaiveDate::from_ymd_opt(today.year(), m, day)?;
-            if this >= today {
-                Some(this)
-            } else {
-                NaiveDate::from_ymd_opt(today.year().checked_add(1)?, m, day)
-            }
+    let this = match (year, month) {
+        (Some(y), Some(m)) => return NaiveDate::from_ymd_opt(y, m, day),
+        (_, Some(m)) => NaiveDate::from_ymd_opt(today.year(), m, day),
+        (_, None) => NaiveDate::from_ymd_opt(today.year(), today.month(), day),
+    };
+    match this {
+        Some(d) if (back && d <= today) || (!back && d >= today) => Some(d),
+        _ => {
+            let other = match (month, back) {
+                (Some(_), false) => calendar::plus_months(today, 12)?,
+                (Some(_), true) => calendar::minus_months(today, 12)?,
+                (None, false) => calendar::plus_months(today, 1)?,
+                (None, true) => calendar::minus_months(today, 1)?,
+            };
+            NaiveDate::from_ymd_opt(other.year(), month.unwrap_or(other.month()), day)
         }
-        (_, None) => {
-            let this = NaiveDate::from_ymd_opt(today.year(), today.month(), day);
-            match this {
-                Some(d) if d >= today => Some(d),
-                _ => {
-                    let next = calendar::plus_months(today, 1)?;
-                    NaiveDate::from_ymd_opt(next.year(), next.month(), day)
-                }
-            }
-        }
+    }
+}
+
+/// The next `wd` from today on, or read `back` the last one up to today.
+fn open_weekday(today: NaiveDate, wd: Weekday, back: bool) -> Option<NaiveDate> {
+    if back {
+        previous(calendar::plus_days(today, 1)?, wd)
+    } else {
+        upcoming(today, wd)
     }
 }
 
@@ -328,7 +352,7 @@ mod tests {
         assert_eq!(label("他写了一首叫《明天》的歌"), None);
         assert_eq!(label("the character \"Friday\" was my favourite"), None);
         // No part of the quoted words either (not "周五" of “下周五”).
-        assert_eq!(zh_date("电影“下周五”很好看", today()), None);
+        assert_eq!(zh_date("电影“下周五”很好看", today(), false), None);
         // Quoted speech says when.
         assert_eq!(label("他说“明天见”").as_deref(), Some("2026-04-10"));
         // A name in quotes does not hide a date said beside it.
@@ -350,6 +374,59 @@ mod tests {
         // A relative day is replaced: "明天" means nothing tomorrow.
         let t = "我明天去厦门";
         assert_eq!(find(t, today()).unwrap().restate(t), "我2026-04-10去厦门");
+    }
+
+    #[test]
+    fn a_date_told_as_done_is_its_last_occurrence() {
+        // Today is Thursday 2026-04-09. Each of these was the next occurrence, so the dream
+        // wrote a finished outing as a plan to ask about.
+        for (said, day) in [
+            ("周六我们去爬山了，好累。", "2026-04-04"),
+            ("我周六去了医院，医生说没事。", "2026-04-04"),
+            ("5月8号我去了北京。", "2025-05-08"),
+            ("12号我已经交了报告", "2026-03-12"),
+            (
+                "在元旦晚会上，我和同学们一起制作了彩纸灯笼，感到非常开心。",
+                "2026-01-01",
+            ),
+            ("周末我们去爬山了", "2026-04-04~2026-04-05"),
+            ("I went hiking on Saturday with my sister.", "2026-04-04"),
+            ("My sister's wedding was on May 2.", "2025-05-02"),
+            // This week's Tuesday is this week's, whatever the tense.
+            ("这周二我去看了牙医。", "2026-04-07"),
+        ] {
+            assert_eq!(label(said).as_deref(), Some(day), "{said}");
+        }
+        // Plans, deadlines, and dates that name a thing keep the next occurrence.
+        for (said, day) in [
+            ("周六要去爬山，昨天买了登山鞋。", "2026-04-11"),
+            ("周六我打算去爬山了", "2026-04-11"),
+            ("我买了周六的票。", "2026-04-11"),
+            ("周六的考试我复习好了", "2026-04-11"),
+            ("5月8号我们就去北京", "2026-05-08"),
+            ("周六我受不了那个噪音", "2026-04-11"),
+            ("On Saturday I'm going hiking.", "2026-04-11"),
+            ("I booked tickets for Saturday.", "2026-04-11"),
+            (
+                "I went to bed early, I'll see her on Saturday.",
+                "2026-04-11",
+            ),
+            ("Her birthday is on May 2.", "2026-05-02"),
+            ("I was invited to a party on Saturday.", "2026-04-11"),
+            (
+                "I was thinking we could go hiking on Saturday.",
+                "2026-04-11",
+            ),
+            ("周末我们去爬山", "2026-04-11~2026-04-12"),
+        ] {
+            assert_eq!(label(said).as_deref(), Some(day), "{said}");
+        }
+        // A date with its year, or said relative to today, is what it says.
+        assert_eq!(
+            label("2026年5月8日我去了北京").as_deref(),
+            Some("2026-05-08")
+        );
+        assert_eq!(label("明天我去了北京").as_deref(), Some("2026-04-10"));
     }
 
     #[test]

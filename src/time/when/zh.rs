@@ -61,14 +61,20 @@ pub(super) fn zh_holiday(words: &str) -> bool {
         .any(|(names, _, _)| names.contains(&words))
 }
 
-pub(super) fn zh_date(text: &str, today: NaiveDate) -> Option<(NaiveDate, (usize, usize))> {
+/// The first date of `text`; one said without its year or week is read `back` (its last
+/// occurrence up to today) or ahead.
+pub(super) fn zh_date(
+    text: &str,
+    today: NaiveDate,
+    back: bool,
+) -> Option<(NaiveDate, (usize, usize))> {
     // Past quoted words as a whole: in “下周五” no "周五" is read either.
     let mut quoted_to = 0;
     for (i, _) in text.char_indices() {
         if i < quoted_to {
             continue;
         }
-        if let Some(found) = zh_date_at(from(text, i), today) {
+        if let Some(found) = zh_date_at(from(text, i), today, back) {
             let span = (i, i.saturating_add(found.1));
             if !crate::time::quoted(text, span) {
                 return Some((found.0, span));
@@ -79,7 +85,7 @@ pub(super) fn zh_date(text: &str, today: NaiveDate) -> Option<(NaiveDate, (usize
     None
 }
 
-pub(super) fn zh_date_at(rest: &str, today: NaiveDate) -> Option<(NaiveDate, usize)> {
+pub(super) fn zh_date_at(rest: &str, today: NaiveDate, back: bool) -> Option<(NaiveDate, usize)> {
     for (word, offset) in ZH_DAYS {
         if rest.starts_with(word) {
             return Some((calendar::plus_days(today, offset)?, word.len()));
@@ -118,10 +124,17 @@ pub(super) fn zh_date_at(rest: &str, today: NaiveDate) -> Option<(NaiveDate, usi
             let after = at.saturating_add(unit.len());
             let c = from(rest, after).chars().next()?;
             let wd = zh_weekday(c)?;
+            // "这周三" is this week's, past or ahead; a bare "周三" the next from today on
+            // (or the last, when the sentence tells of it as done: [`find`]).
             let date = if next_week {
                 next_week_day(today, wd)?
+            } else if skip_this > 0 {
+                calendar::plus_days(
+                    calendar::monday_of(today)?,
+                    i64::from(wd.num_days_from_monday()),
+                )?
             } else {
-                upcoming(today, wd)?
+                open_weekday(today, wd, back)?
             };
             return Some((date, after.saturating_add(c.len_utf8())));
         }
@@ -132,7 +145,10 @@ pub(super) fn zh_date_at(rest: &str, today: NaiveDate) -> Option<(NaiveDate, usi
     // Holidays on a fixed day of the year: "五一打算去厦门" is "5月1日…".
     for (names, month, day) in ZH_HOLIDAYS {
         if let Some(name) = names.iter().find(|n| rest.starts_with(**n)) {
-            return Some((month_day(today, None, Some(*month), *day)?, name.len()));
+            return Some((
+                month_day(today, None, Some(*month), *day, back)?,
+                name.len(),
+            ));
         }
     }
     // 2026年5月8日, 5月8号, 8号
@@ -154,7 +170,7 @@ pub(super) fn zh_date_at(rest: &str, today: NaiveDate) -> Option<(NaiveDate, usi
     let marker = ['日', '号']
         .into_iter()
         .find(|m| from(rest, day_end).starts_with(*m))?;
-    let date = month_day(today, year, month, day)?;
+    let date = month_day(today, year, month, day, back)?;
     Some((date, day_end.saturating_add(marker.len_utf8())))
 }
 

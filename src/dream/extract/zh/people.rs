@@ -358,6 +358,8 @@ fn mentions(s: &str) -> Vec<Mention> {
     let mut out = Vec::new();
     group_members(s, &mut out);
     let mut i = 0;
+    // Where the last of the user's family words ended: "我爸爸妈妈" is both of theirs.
+    let mut family_to = None;
     while i < s.len() {
         let rest = &s[i..];
         let step = rest.chars().next().map_or(1, char::len_utf8);
@@ -371,9 +373,14 @@ fn mentions(s: &str) -> Vec<Mention> {
         let before = &s[..i];
         let after = &rest[word.len()..];
         i += word.len();
-        let mine = MY_LEADS.iter().any(|p| before.ends_with(p)) || my_possessive_chain(before);
         // "同事老王请我吃饭": a relation word opening a clause, followed by a name.
         let opens_clause = last_clause(before).is_empty();
+        // "爸爸带我去了动物园": family opening the user's own clause is theirs.
+        let family = circle == Circle::Family;
+        let mine = MY_LEADS.iter().any(|p| before.ends_with(p))
+            || my_possessive_chain(before)
+            || (family && (opens_clause || family_to == Some(before.len())));
+        family_to = (family && mine).then_some(i);
         let name = if let Some(n) = name_before_is_mine(before) {
             Some(n)
         } else if mine || opens_clause {
@@ -390,7 +397,13 @@ fn mentions(s: &str) -> Vec<Mention> {
         } else {
             continue;
         };
-        let name = name.filter(|n| n != title);
+        // "爸爸妈妈带我去了动物园": two relations, not 爸爸 named 妈妈.
+        let name = name.filter(|n| {
+            n != title
+                && !lexicon::ZH_RELATIONS
+                    .iter()
+                    .any(|(w, _, _)| w.chars().count() >= 2 && n.starts_with(w))
+        });
         let told = match &name {
             Some(n) => after_name(after, n),
             None => after,

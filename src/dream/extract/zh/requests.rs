@@ -260,11 +260,16 @@ pub(super) fn appointment(s: &str, sink: &mut Sink) -> bool {
     // Said as done, or a feeling of today ("我今天非常开心，一直在踢球"): what the day is,
     // not a plan for it.
     let feeling_today = w.date == sink.day && crate::dream::emotion::detect(date_clause).is_some();
-    let said_as_done = (DONE
+    // Or the sentence tells of it as done after the date's clause ("在元旦晚会上，我们一起
+    // 制作了彩纸灯笼").
+    let said_as_done = ((DONE
         .iter()
         .any(|d| date_clause.contains(d) || core.contains(d))
         || feeling_today)
-        && !ahead_cue;
+        && !ahead_cue)
+        || w.spans
+            .first()
+            .is_some_and(|&span| when::told_as_done(s, span));
     // A span ("今年…五岁了") dates no single event.
     let done = last_day < sink.day || (w.end.is_none() && w.date <= sink.day && said_as_done);
     // A finished event needs no cue word ("今天被老板骂了"); a plan does. A short one counts
