@@ -543,3 +543,32 @@ fn a_rescored_score_is_within_the_declared_error_of_the_exact_cosine() {
         }
     }
 }
+
+#[test]
+fn a_deleted_npc_leaves_nothing_in_a_snapshot_and_starts_again_at_any_dimension() {
+    let index = MemoryVectorIndex::new();
+    let run = |f: std::pin::Pin<Box<dyn std::future::Future<Output = PortResult<()>> + '_>>| {
+        futures::executor::block_on(f).unwrap()
+    };
+    run(Box::pin(index.upsert(
+        "a",
+        vec![item(1, MemoryType::Profile, vec![1.0, 0.0, 0.0])],
+    )));
+    run(Box::pin(index.upsert(
+        "b",
+        vec![item(2, MemoryType::Profile, vec![0.0, 1.0, 0.0])],
+    )));
+    run(Box::pin(index.delete_npc("a")));
+    assert_eq!(index.count("a"), 0);
+    // The snapshot holds b's vector only: restored, a is unknown.
+    let restored = MemoryVectorIndex::restore(&index.snapshot()).unwrap();
+    assert_eq!(restored.npcs.borrow().keys().collect::<Vec<_>>(), ["b"]);
+    // The same id starts empty, at another dimension.
+    run(Box::pin(index.upsert(
+        "a",
+        vec![item(3, MemoryType::Profile, vec![0.0, 0.0, 0.0, 1.0])],
+    )));
+    let hits = index.npcs.borrow()["a"].query(&[0.0, 0.0, 0.0, 1.0], 5, &VectorFilter::default());
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].0, "v3");
+}
