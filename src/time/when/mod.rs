@@ -256,13 +256,18 @@ fn range(text: &str, today: NaiveDate) -> Option<When> {
 
 // ---- calendar ----
 
-/// `wd` of the calendar week after today's (weeks start Monday).
-fn next_week_day(today: NaiveDate, wd: Weekday) -> Option<NaiveDate> {
+/// `wd` of the calendar week `weeks` after today's (0: this week's; weeks start Monday).
+fn week_day(today: NaiveDate, wd: Weekday, weeks: i64) -> Option<NaiveDate> {
     let monday = calendar::monday_of(today)?;
     calendar::plus_days(
         monday,
-        i64::from(wd.num_days_from_monday()).saturating_add(7),
+        i64::from(wd.num_days_from_monday()).saturating_add(weeks.saturating_mul(7)),
     )
+}
+
+/// `wd` of the calendar week after today's.
+fn next_week_day(today: NaiveDate, wd: Weekday) -> Option<NaiveDate> {
+    week_day(today, wd, 1)
 }
 
 /// A day of a month; without a year, the next occurrence from today on (the last one up to

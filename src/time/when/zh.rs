@@ -101,7 +101,7 @@ pub(super) fn zh_date_at(rest: &str, today: NaiveDate, back: bool) -> Option<(Na
                 continue;
             };
             let c = day.chars().next()?;
-            let date = calendar::plus_days(next_week_day(today, zh_weekday(c)?)?, -14)?;
+            let date = week_day(today, zh_weekday(c)?, -1)?;
             let used = prefix
                 .len()
                 .saturating_add(unit.len())
@@ -129,10 +129,7 @@ pub(super) fn zh_date_at(rest: &str, today: NaiveDate, back: bool) -> Option<(Na
             let date = if next_week {
                 next_week_day(today, wd)?
             } else if skip_this > 0 {
-                calendar::plus_days(
-                    calendar::monday_of(today)?,
-                    i64::from(wd.num_days_from_monday()),
-                )?
+                week_day(today, wd, 0)?
             } else {
                 open_weekday(today, wd, back)?
             };
