@@ -99,6 +99,10 @@ const dateList = [
   ...COUNTS.map((n) => `${n}号我已经去了`), "2月29号我们去了北京", "31号我已经交了报告",
   "周六我们去爬山了", "元旦晚会上我们表演了魔术", "周末我们去了海边", "这周日我去了",
   "We went hiking on Saturday", "My wedding was on February 29", "It was on the 31st",
+  // A day of a month counted from today's, and any four-digit year.
+  ...COUNTS.map((n) => `8 May ${n}`), ...COUNTS.map((n) => `on the 31st of May, ${n}`),
+  "on the 31st of next month", "on the 29th of last month", "on the 31st and 1st of this month",
+  "on the 31st of the previous month", "on the 14th floor", "on the 8th, we met",
 ];
 const dateTexts = [];
 for (let i = 0; i < dateList.length; i += 3) dateTexts.push(dateList.slice(i, i + 3).join(" / "));

@@ -88,44 +88,113 @@ pub(super) fn en_date(
             // "May 8", "May 8th, 2026"
             if let Some(day) = next.and_then(|n| ordinal_day(n.0)) {
                 let mut end = next.map_or(e, |n| n.2);
-                let year = after(k, 2).and_then(|y| Some((y.0.parse::<i32>().ok()?, y.2)));
-                let year = match year {
-                    Some((y, y_end)) if y > 1900 => {
-                        end = y_end;
-                        Some(y)
-                    }
-                    _ => None,
-                };
+                let year = year_word(after(k, 2)).map(|(y, y_end)| {
+                    end = y_end;
+                    y
+                });
                 let date = month_day(today, year, Some(month), day, back)?;
                 return Some((date, (s, end)));
             }
-            // "8 May", "8th of May"
-            let day_word = match prev {
-                Some("of") => before(k, 2),
-                Some(_) => before(k, 1),
+            // "8 May", "8th of May", "the 17th and 18th of April" (the first day)
+            let back_to_day = match prev {
+                Some("of") if word_before(k, 3) == Some("and") => [4, 2]
+                    .into_iter()
+                    .find(|&b| before(k, b).is_some_and(|d| ordinal_day(d.0).is_some())),
+                Some("of") => Some(2),
+                Some(_) => Some(1),
                 None => None,
             };
-            if let Some(&(dw, ds, _)) = day_word {
-                if let Some(day) = ordinal_day(dw) {
-                    return Some((month_day(today, None, Some(month), day, back)?, (ds, e)));
-                }
+            let day = back_to_day.and_then(|b| Some((b, ordinal_day(before(k, b)?.0)?)));
+            if let Some((b, day)) = day {
+                // "8 May 2020": the year said is the year.
+                let (year, end) = year_word(next).map_or((None, e), |(y, ye)| (Some(y), ye));
+                // "on the 8th of May" is restated "on 2026-05-08".
+                let b = if word_before(k, b.saturating_add(1)) == Some("the") {
+                    b.saturating_add(1)
+                } else {
+                    b
+                };
+                let date = month_day(today, year, Some(month), day, back)?;
+                return Some((date, (start_before(b), end)));
             }
         }
-        // "on the 8th"
+        // "on the 8th", "on the 15th of last month"; not "on the 6th floor", and "on the 8th
+        // of May" is May's (read at the month's word).
         if word == "the" && prev == Some("on") {
-            if let Some(&(n, _, ne)) = next {
-                if n.chars().next().is_some_and(|c| c.is_ascii_digit()) && n.len() > 2 {
-                    if let Some(day) = ordinal_day(n) {
-                        return Some((
-                            month_day(today, None, None, day, back)?,
-                            (start_before(1), ne),
-                        ));
-                    }
-                }
+            let Some(&(n, _, ne)) = next else { continue };
+            let Some(day) = ordinal_day(n)
+                .filter(|_| n.len() > 2 && n.bytes().next().is_some_and(|c| c.is_ascii_digit()))
+            else {
+                continue;
+            };
+            // "the 15th and 16th of next month": the first day, the month after the second.
+            let mut at = k.saturating_add(2);
+            if w.get(at).map(|x| x.0) == Some("and")
+                && w.get(at.saturating_add(1))
+                    .is_some_and(|x| ordinal_day(x.0).is_some())
+            {
+                at = at.saturating_add(2);
             }
+            let follower = w.get(at);
+            let month = match follower.map(|x| x.0) {
+                None => Some((None, ne)),
+                Some("of") => {
+                    relative_month(&w, at.saturating_add(1)).map(|(step, end)| (Some(step), end))
+                }
+                // Punctuation after the day ("on the 8th, we …") or a word that starts a clause.
+                Some(f) if DAY_FOLLOWERS.split('|').any(|x| x == f) => Some((None, ne)),
+                Some(_) => follower
+                    .and_then(|x| lower.get(ne..x.1))
+                    .filter(|gap| !gap.trim().is_empty())
+                    .map(|_| (None, ne)),
+            };
+            let Some((step, end)) = month else { continue };
+            let date = match step {
+                None => month_day(today, None, None, day, back)?,
+                Some(step) => {
+                    let month = match step {
+                        1 => calendar::plus_months(today, 1)?,
+                        -1 => calendar::minus_months(today, 1)?,
+                        _ => today,
+                    };
+                    NaiveDate::from_ymd_opt(month.year(), month.month(), day)?
+                }
+            };
+            return Some((date, (start_before(1), end)));
         }
     }
     None
+}
+
+/// Words that may follow a day of the month said alone ("on the 8th when we met"); any other
+/// word makes it an ordinal of something else ("on the 6th floor").
+const DAY_FOLLOWERS: &str = "and|at|as|after|before|because|but|for|he|i|if|in|it|my|or|our|\
+    she|so|that|then|they|this|to|too|was|we|were|when|which|while|will|with|you";
+
+/// A year said right after a date: four digits ("May 8, 1643", "8 May 2020").
+fn year_word(word: Option<&(&str, usize, usize)>) -> Option<(i32, usize)> {
+    let &(y, _, end) = word?;
+    let year = y.parse().ok().filter(|_| y.len() == 4)?;
+    Some((year, end))
+}
+
+/// The month after "of" in "the 15th of …", from today's: `Some((-1 | 0 | 1, end))` for last,
+/// this or next month; `None` for anything else (a month's name is read at its
+/// word; "the 20th of the line" is no date).
+fn relative_month(w: &[(&str, usize, usize)], at: usize) -> Option<(i32, usize)> {
+    let word = |i: usize| w.get(at.checked_add(i)?).map(|x| x.0);
+    let skip = usize::from(word(0) == Some("the"));
+    let month = w.get(at.checked_add(skip)?.checked_add(1)?)?;
+    if month.0 != "month" {
+        return None;
+    }
+    let step = match word(skip)? {
+        "last" | "previous" | "past" => -1,
+        "next" | "following" | "coming" => 1,
+        "this" => 0,
+        _ => return None,
+    };
+    Some((step, month.2))
 }
 
 pub(super) fn en_time(lower: &str) -> Option<((u32, u32), (usize, usize))> {

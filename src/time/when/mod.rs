@@ -463,6 +463,80 @@ mod tests {
     }
 
     #[test]
+    fn an_english_day_of_the_month_is_read_with_what_follows_it() {
+        let cases = [
+            // A month counted from today's.
+            (
+                "I filed for an LLC on the 15th of last month",
+                Some("2026-03-15"),
+            ),
+            (
+                "I got a book on the 20th of the previous month",
+                Some("2026-03-20"),
+            ),
+            (
+                "her birthday is on the 15th of next month",
+                Some("2026-05-15"),
+            ),
+            ("the party is on the 20th of this month", Some("2026-04-20")),
+            (
+                "the fair is on the 15th and 16th of next month",
+                Some("2026-05-15"),
+            ),
+            // A month named after "of" is that month's, the first of two days.
+            (
+                "a workshop on the 17th and 18th of April",
+                Some("2026-04-17"),
+            ),
+            ("the match is on the 8th of October", Some("2026-10-08")),
+            // An ordinal of something else is no date.
+            ("My room was on the 14th floor, with a view", None),
+            ("Expound on the 17th name", None),
+            ("on the 20th of the list", None),
+            // A day alone, before a clause or punctuation.
+            ("we fly on the 20th, early", Some("2026-04-20")),
+            (
+                "we fly on the 20th when the sale starts",
+                Some("2026-04-20"),
+            ),
+            // The year said is the year, any year of four digits.
+            (
+                "On 23 August 2018, the Builder issued invoice 104",
+                Some("2018-08-23"),
+            ),
+            ("Make the Date 16 February 2023.", Some("2023-02-16")),
+            (
+                "the ship landed there on June 10, 1643, in search",
+                Some("1643-06-10"),
+            ),
+            ("a review on the 3rd of May, 2027", Some("2027-05-03")),
+            // Not a year: three digits, or five.
+            ("party on May 8, 300 people invited", Some("2026-05-08")),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(label(text).as_deref(), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_day_of_a_named_month_is_restated_once() {
+        for (text, restated) in [
+            (
+                "I attended a workshop on the 17th and 18th of April, it was great",
+                "I attended a workshop on 2025-04-17",
+            ),
+            (
+                "I attended a lecture on the 10th of April.",
+                "I attended a lecture on 2025-04-10.",
+            ),
+            ("I moved on 3 March 2020, finally", "I moved on 2020-03-03"),
+        ] {
+            let when = find(text, NaiveDate::from_ymd_opt(2025, 5, 1).unwrap()).unwrap();
+            assert_eq!(when.restate(text), restated, "{text}");
+        }
+    }
+
+    #[test]
     fn restate_puts_the_label_in_place() {
         let t = "好紧张，我明天下午三点要看牙医，你陪我吗";
         assert_eq!(
@@ -501,6 +575,10 @@ mod tests {
             "May 8",
             "8 May",
             "on the 20th",
+            "on the 31st of next month",
+            "on the 29th of last month",
+            "on the 17th and 18th of April",
+            "on 31 December 9999",
             "262142-12-31",
             "4294967295年5月8日",
         ];
