@@ -103,6 +103,9 @@ const dateList = [
   ...COUNTS.map((n) => `8 May ${n}`), ...COUNTS.map((n) => `on the 31st of May, ${n}`),
   "on the 31st of next month", "on the 29th of last month", "on the 31st and 1st of this month",
   "on the 31st of the previous month", "on the 14th floor", "on the 8th, we met",
+  // Gone by, a habit, a month in a year said after it.
+  "I've been here since February 29th", "I left back in December", "we went in January last year",
+  "every Monday, Wednesday and Friday", "in May of next year", ...COUNTS.map((n) => `in May ${n}`),
 ];
 const dateTexts = [];
 for (let i = 0; i < dateList.length; i += 3) dateTexts.push(dateList.slice(i, i + 3).join(" / "));

@@ -186,7 +186,9 @@ impl MemoryStore {
     pub fn derived_snapshot(&self) -> Vec<u8> {
         let mut out = SNAPSHOT_MAGIC.to_vec();
         out.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
-        out.extend(serde_json::to_vec(&*self.state.borrow()).unwrap_or_default());
+        let mut state = self.state.borrow().clone();
+        state.npcs.retain(|_, d| d.npc.is_some());
+        out.extend(serde_json::to_vec(&state).unwrap_or_default());
         out
     }
 
@@ -214,8 +216,10 @@ fn write_state(
 ) -> serde_json::Result<()> {
     let mut buffer = Vec::new();
     out.put(NPCS_OPEN);
-    for (n, (npcid, data)) in npcs.iter_mut().enumerate() {
-        if n > 0 {
+    let mut first = true;
+    // A deleted NPC is an emptied entry: nothing of it is written.
+    for (npcid, data) in npcs.iter_mut().filter(|(_, d)| d.npc.is_some()) {
+        if !std::mem::take(&mut first) {
             out.put(b",");
         }
         put_json(out, &mut buffer, npcid)?;
@@ -309,7 +313,12 @@ fn validate(state: &State, npcid: &str, batch: &WriteBatch) -> PortResult<()> {
 
 fn apply(state: &mut State, npcid: &str, write: Write) {
     if let Write::DeleteNpc = write {
-        state.npcs.remove(npcid);
+        // Emptied, not removed: an NPC without `npc` does not exist (reads, listings, the
+        // snapshot skip it), and `BTreeMap::remove` of this large value was ~KB of the npm
+        // wasm. The id goes when the store is next opened.
+        if let Some(data) = state.npcs.get_mut(npcid) {
+            *data = NpcData::default();
+        }
         state.tokens.retain(|_, t| t.npcid != npcid);
         return;
     }
@@ -845,5 +854,47 @@ mod tests {
             let listed: Vec<&str> = listed.iter().map(|m| m.id.as_str()).collect();
             assert_eq!(listed, expected, "{filter:?}");
         }
+    }
+
+    /// A deleted NPC is emptied in place: nothing of it is read, listed or written to a
+    /// snapshot (the one a restore reads, and the serde-derived one), and it can be created
+    /// again from nothing.
+    #[test]
+    fn a_deleted_npc_is_gone_from_reads_listings_and_snapshots() {
+        let store = MemoryStore::new();
+        let run = |npcid: &str, write: Write| {
+            let mut batch = WriteBatch::new();
+            batch.push(write);
+            futures::executor::block_on(store.commit(npcid, batch)).unwrap();
+        };
+        for npcid in ["gone", "kept"] {
+            run(npcid, Write::PutNpc(Npc::new(npcid, Timestamp(0))));
+            let memory = Memory::new(
+                format!("{npcid}-m"),
+                MemoryType::Profile,
+                format!("secret of {npcid}"),
+                Timestamp(0),
+            );
+            run(npcid, Write::PutMemory { memory });
+        }
+        run("gone", Write::DeleteNpc);
+        let listed = |store: &MemoryStore| {
+            let npcs = futures::executor::block_on(store.list_npcs(None, 10)).unwrap();
+            npcs.into_iter().map(|n| n.npcid).collect::<Vec<_>>()
+        };
+        assert_eq!(listed(&store), ["kept"]);
+        assert_eq!(store.memory_count("gone"), 0);
+        assert!(store.read("gone", |_| ()).is_none());
+        for snapshot in [store.snapshot().unwrap(), store.derived_snapshot()] {
+            let text = String::from_utf8_lossy(&snapshot);
+            assert!(!text.contains("gone"), "{text}");
+            assert!(text.contains("secret of kept"));
+        }
+        assert_eq!(store.snapshot().unwrap(), store.derived_snapshot());
+        let restored = MemoryStore::restore(&store.snapshot().unwrap()).unwrap();
+        assert_eq!(listed(&restored), ["kept"]);
+        run("gone", Write::PutNpc(Npc::new("gone", Timestamp(1))));
+        assert_eq!(listed(&store), ["gone", "kept"]);
+        assert_eq!(store.memory_count("gone"), 0);
     }
 }

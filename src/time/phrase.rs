@@ -11,8 +11,9 @@
 //!   下个月/next month, 明年/next year (the dream reads plans with the same lexicon, through
 //!   [`time_mentions`], looking further ahead);
 //! - months: 这个月/本月/this month, 上个月/上月/last month, N个月前 / N months ago (that month),
-//!   4月 / 4月份 / in April / April 2023;
-//! - years: 今年/this year, 去年/last year, 前年, N年前 / N years ago, 2023年;
+//!   4月 / 4月份 / in April / April 2023 / in April 2023 / in April last year (of next year);
+//! - years: 今年/this year, 去年/last year, 前年, N年前 / N years ago, 2023年; a month or day
+//!   of one of them: 去年三月, 去年12月5号;
 //! - 最近/近来/recently/lately/these days: the last 14 days;
 //! - dates: 2026-04-08, 2026/4/8, 2026年4月8日, 4月8日/4月8号, May 8, May 8th, 8 May, the 8th of
 //!   May, May 8, 2023. Without a year, the latest occurrence at most four weeks ahead of `today`
@@ -430,12 +431,35 @@ const RELATIVE: [(&[&str], FromToday, bool); 22] = [
 fn match_at(tokens: &[Tok], today: NaiveDate, lookahead: i64) -> Option<(DateRange, usize, bool)> {
     for (phrases, range, vague) in RELATIVE {
         if let Some(used) = first_phrase(tokens, phrases) {
-            return range(today).map(|r| (r, used, vague));
+            let r = range(today)?;
+            // "去年三月", "去年12月5号": a month or a day of the year said.
+            if let Some((within, more)) = zh_month_of_year(r, from(tokens, used)) {
+                return Some((within, used.saturating_add(more), vague));
+            }
+            return Some((r, used, vague));
         }
     }
     match_numeric(tokens, today, lookahead)
         .or_else(|| match_words(tokens, today, lookahead))
         .map(|(r, used)| (r, used, false))
+}
+
+/// "三月", "12月5号", "3月份", "的12月" right after a whole year (`year`: 去年, 今年 …): that month or day
+/// of it, with the tokens used.
+fn zh_month_of_year(year: DateRange, tokens: &[Tok]) -> Option<(DateRange, usize)> {
+    let y = year.start.year();
+    let whole = (year.start.ordinal(), year.end) == (1, NaiveDate::from_ymd_opt(y, 12, 31)?);
+    let of = usize::from(is_char(tokens.first(), "的"));
+    let at = |i: usize| tokens.get(of.saturating_add(i));
+    let (Some(Tok::Num(m)), true) = (at(0), whole && is_char(at(1), "月")) else {
+        return None;
+    };
+    if let (Some(Tok::Num(d)), true) = (at(2), is_char(at(3), "日号")) {
+        return NaiveDate::from_ymd_opt(y, *m, *d)
+            .map(|d| (DateRange::day(d), of.saturating_add(4)));
+    }
+    let used = if is_char(at(2), "份") { 3 } else { 2 };
+    month_of(y, *m).map(|r| (r, of.saturating_add(used)))
 }
 
 /// The day `n` days from `today`.
@@ -561,16 +585,41 @@ fn match_words(tokens: &[Tok], today: NaiveDate, lookahead: i64) -> Option<(Date
             };
             return found.map(|d| (DateRange::day(d), used.saturating_add(2)));
         }
-        if let Some(y) = num(1).filter(|y| *y >= 1000) {
-            return month_of(year_number(y)?, m).map(|r| (r, 2));
+        if let Some((year, used)) = month_year(from(tokens, 1), today) {
+            return month_of(year, m).map(|r| (r, used.saturating_add(1)));
         }
     }
     if is_word(tokens.first(), &["in", "during", "since"]) {
         if let Some(m) = month_at(1) {
+            if let Some((year, used)) = month_year(from(tokens, 2), today) {
+                return month_of(year, m).map(|r| (r, used.saturating_add(2)));
+            }
             return nearest_month(m, today, lookahead).map(|r| (r, 2));
         }
     }
     None
+}
+
+/// The year said after a month: "2023", "last year", "of next year"; with the tokens it used.
+/// ("In January 2023" was the coming January, "in May last year" this May. Not "this year":
+/// "May this year be full of joy".)
+fn month_year(tokens: &[Tok], today: NaiveDate) -> Option<(i32, usize)> {
+    if let Some(Tok::Num(y)) = tokens.first() {
+        return (*y >= 1000)
+            .then(|| year_number(*y))
+            .flatten()
+            .map(|y| (y, 1));
+    }
+    let of = usize::from(is_word(tokens.first(), &["of"]));
+    if !is_word(tokens.get(of.saturating_add(1)), &["year"]) {
+        return None;
+    }
+    let year = match tokens.get(of) {
+        Some(Tok::Word(w)) if w == "last" => today.year().checked_sub(1)?,
+        Some(Tok::Word(w)) if w == "next" => today.year().checked_add(1)?,
+        _ => return None,
+    };
+    Some((year, of.saturating_add(2)))
 }
 
 /// An English weekday name ("saturday", "sat").
@@ -838,6 +887,36 @@ mod tests {
     }
 
     #[test]
+    fn a_month_is_in_the_year_said_after_it() {
+        // Said on 2026-04-08: "in January" alone is the latest January, "in July" the coming.
+        is("in January 2023", "2023-01-01", "2023-01-31");
+        is("what did I spend in July 2025", "2025-07-01", "2025-07-31");
+        is(
+            "a conference in November last year",
+            "2025-11-01",
+            "2025-11-30",
+        );
+        is(
+            "the hearing was in July of last year",
+            "2025-07-01",
+            "2025-07-31",
+        );
+        is("since August last year", "2025-08-01", "2025-08-31");
+        is("in May next year", "2027-05-01", "2027-05-31");
+        is("December last year", "2025-12-01", "2025-12-31");
+        is("in January", "2026-01-01", "2026-01-31");
+        // A number below a year is no year: "in May 8" stays what it was.
+        assert_eq!(range("in May 8"), range("in May"));
+        // A month or a day of a year said in Chinese.
+        is("去年三月我们去了海南", "2025-03-01", "2025-03-31");
+        is("去年12月5号", "2025-12-05", "2025-12-05");
+        is("明年3月份", "2027-03-01", "2027-03-31");
+        is("去年的12月", "2025-12-01", "2025-12-31");
+        // "May this year be full of joy" is a wish, not a month.
+        assert_eq!(range("May this year be full of joy"), range("this year"));
+    }
+
+    #[test]
     fn a_today_at_the_ends_of_the_calendar_never_panics() {
         let texts = [
             "今天",
@@ -860,6 +939,9 @@ mod tests {
             "3天前",
             "5 weeks ago",
             "in May",
+            "in May 9999",
+            "in May last year",
+            "in May of next year",
             "May 8",
             "8 May",
             "2 years ago",

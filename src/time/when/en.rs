@@ -53,6 +53,7 @@ pub(super) fn en_date(
     let before = |k: usize, back: usize| k.checked_sub(back).and_then(|i| w.get(i));
     let after = |k: usize, ahead: usize| k.checked_add(ahead).and_then(|i| w.get(i));
     let word_before = |k: usize, back: usize| before(k, back).map(|x| x.0);
+    let mut habit = false;
     for (k, &(word, s, e)) in w.iter().enumerate() {
         let next = after(k, 1);
         let prev = word_before(k, 1);
@@ -77,6 +78,12 @@ pub(super) fn en_date(
                 Some("last" | "past") => (start_before(1), previous(today, wd)),
                 Some("this" | "coming") => (start_before(1), upcoming(today, wd)),
                 Some("on") => (start_before(1), open_weekday(today, wd, back)),
+                // "every Thursday", "every Monday, Wednesday and Friday": a habit, not a day.
+                Some("every" | "each") => {
+                    habit = true;
+                    continue;
+                }
+                _ if habit => continue,
                 _ => (s, open_weekday(today, wd, back)),
             };
             return Some((date?, (start, e)));

@@ -236,11 +236,20 @@ fn weekend(text: &str, today: NaiveDate) -> Option<When> {
 }
 
 /// The first range the shared time grammar finds ("下周", "next month", "去年"), vague ones
-/// left out.
+/// left out. A month said alone is the coming one ("in July"), or told as done the last one
+/// ("I left Syria back in July", "a conference in November last year").
 fn range(text: &str, today: NaiveDate) -> Option<When> {
-    let found = crate::time::phrase::time_mentions(text, today, LOOKAHEAD_DAYS)
-        .into_iter()
-        .find(|m| !m.vague)?;
+    let first = |lookahead: i64| {
+        crate::time::phrase::time_mentions(text, today, lookahead)
+            .into_iter()
+            .find(|m| !m.vague)
+    };
+    let mut found = first(LOOKAHEAD_DAYS)?;
+    if found.range.start > today && tense::told_as_done(text, found.span) {
+        if let Some(last) = first(0).filter(|m| m.span == found.span) {
+            found = last;
+        }
+    }
     let r = found.range;
     Some(When {
         date: r.start,
@@ -512,6 +521,43 @@ mod tests {
             ("a review on the 3rd of May, 2027", Some("2027-05-03")),
             // Not a year: three digits, or five.
             ("party on May 8, 300 people invited", Some("2026-05-08")),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(label(text).as_deref(), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_date_gone_by_or_a_habit_is_no_plan() {
+        let cases = [
+            // "since", "back in" and a past verb: the last occurrence, a month said alone too.
+            (
+                "I've been keeping a journal since February 10th",
+                Some("2026-02-10"),
+            ),
+            ("I've been sick since Tuesday", Some("2026-04-07")),
+            ("I left Syria back in July", Some("2025-07")),
+            (
+                "I attended a conference in November last year",
+                Some("2025-11"),
+            ),
+            ("I went there in December and had a blast", Some("2025-12")),
+            ("the tripod arrived on February 5th", Some("2026-02-05")),
+            // A year said after the month is the year.
+            ("She joined the club in December 2019", Some("2019-12")),
+            // Still ahead.
+            ("the festival is in July", Some("2026-07")),
+            ("I'm planning a trip in December", Some("2026-12")),
+            // A habit is no date.
+            ("We meet every Thursday at lunch", None),
+            ("I do yoga every Monday, Wednesday and Friday", None),
+            // The same in Chinese.
+            ("我每周六都去游泳", None),
+            ("每个星期天我们都去看奶奶", None),
+            ("我每月8号交房租", None),
+            ("自从2月10号以来我一直在写日记", Some("2026-02-10")),
+            ("去年12月我们去了海南", Some("2025-12")),
+            ("周六我们去游泳吧", Some("2026-04-11")),
         ];
         for (text, expected) in cases {
             assert_eq!(label(text).as_deref(), expected, "{text}");

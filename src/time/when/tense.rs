@@ -34,10 +34,21 @@ pub fn told_as_done(text: &str, (start, end): (usize, usize)) -> bool {
         // ("booked tickets for Saturday").
         let lower = sentence.to_ascii_lowercase();
         let word_before = lower.get(..before.len()).unwrap_or_default().trim_end();
+        // "since May 15", "back in July": a date gone, whatever else the sentence says.
+        if word_before.ends_with(" since")
+            || word_before.ends_with("back in")
+            || word_before == "since"
+        {
+            return true;
+        }
         let word_before = word_before.rsplit(' ').next().unwrap_or_default();
         return !has_any(word_before, EN_DEADLINES)
             && !has_any(&lower, EN_AHEAD)
             && has_any(&lower, EN_PAST);
+    }
+    // "自从2月10号", "2月10号以来": since then, gone by.
+    if before.ends_with("自从") || after.starts_with("以来") {
+        return true;
     }
     // No word of a plan, and after the date a 了 (with no 为了, 了解, 受不了 … there) or 已经.
     let ahead = has_any(sentence, ZH_AHEAD)
@@ -73,4 +84,4 @@ const EN_AHEAD: &str = "will|'ll|gonna|going to|want to|plan|plans|planning|hope
 /// take is still ahead; nor any "-ed", which "interested" and "scheduled" are too).
 const EN_PAST: &str = "was|were|went|had|did|got|saw|came|took|made|met|ate|spent|bought|left|\
     gave|won|lost|ran|visited|watched|played|finished|celebrated|attended|moved|started|tried|\
-    enjoyed|joined|stayed|happened";
+    enjoyed|joined|stayed|happened|arrived";

@@ -76,6 +76,15 @@ pub(super) fn zh_date(
         }
         if let Some(found) = zh_date_at(from(text, i), today, back) {
             let span = (i, i.saturating_add(found.1));
+            // "每周六", "每个星期天", "每月8号": a habit, not a day.
+            let before = text.get(..i).unwrap_or_default();
+            if ["每", "每个", "每月", "每个月"]
+                .iter()
+                .any(|h| before.ends_with(h))
+            {
+                quoted_to = span.1;
+                continue;
+            }
             if !crate::time::quoted(text, span) {
                 return Some((found.0, span));
             }
