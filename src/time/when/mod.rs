@@ -536,6 +536,14 @@ mod tests {
                 Some("2026-02-10"),
             ),
             ("I've been sick since Tuesday", Some("2026-04-07")),
+            (
+                "since Tuesday is free, let's meet on Tuesday",
+                Some("2026-04-14"),
+            ),
+            (
+                "I took 10 rides during my vacation from the 2nd to the 7th of March",
+                Some("2026-03-07"),
+            ),
             ("I left Syria back in July", Some("2025-07")),
             (
                 "I attended a conference in November last year",

@@ -33,16 +33,21 @@ pub fn told_as_done(text: &str, (start, end): (usize, usize)) -> bool {
         // A past verb of a finished event anywhere, no word of a plan, and no deadline
         // ("booked tickets for Saturday").
         let lower = sentence.to_ascii_lowercase();
-        let word_before = lower.get(..before.len()).unwrap_or_default().trim_end();
-        // "since May 15", "back in July": a date gone, whatever else the sentence says.
-        if word_before.ends_with(" since")
-            || word_before.ends_with("back in")
-            || word_before == "since"
-        {
+        let lower_before = lower.get(..before.len()).unwrap_or_default().trim_end();
+        let word_before = lower_before.rsplit(' ').next().unwrap_or_default();
+        // "since May 15", "back in July": a date gone, whatever else the sentence says; not
+        // "since Tuesday is the day after Monday" ("since" as "because").
+        let verb_after = after
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| has_any(&w.to_ascii_lowercase(), "is|was|are|were|has|had|will"));
+        if (word_before == "since" && !verb_after) || lower_before.ends_with("back in") {
             return true;
         }
-        let word_before = word_before.rsplit(' ').next().unwrap_or_default();
-        return !has_any(word_before, EN_DEADLINES)
+        // "from the 20th to the 27th of April": the end of a span, not a deadline.
+        let span_end = matches!(word_before, "to" | "until" | "till")
+            && find_word(lower_before, "from").is_some();
+        return (span_end || !has_any(word_before, EN_DEADLINES))
             && !has_any(&lower, EN_AHEAD)
             && has_any(&lower, EN_PAST);
     }
