@@ -106,6 +106,7 @@ const dateList = [
   // Gone by, a habit, a month in a year said after it.
   "I've been here since February 29th", "I left back in December", "we went in January last year",
   "every Monday, Wednesday and Friday", "in May of next year", ...COUNTS.map((n) => `in May ${n}`),
+  "May 8, -123", "8 May -999", "on the 3rd of May, 0000",
 ];
 const dateTexts = [];
 for (let i = 0; i < dateList.length; i += 3) dateTexts.push(dateList.slice(i, i + 3).join(" / "));

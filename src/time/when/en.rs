@@ -181,7 +181,8 @@ const DAY_FOLLOWERS: &str = "and|at|as|after|before|because|but|for|he|i|if|in|i
 /// A year said right after a date: four digits ("May 8, 1643", "8 May 2020").
 fn year_word(word: Option<&(&str, usize, usize)>) -> Option<(i32, usize)> {
     let &(y, _, end) = word?;
-    let year = y.parse().ok().filter(|_| y.len() == 4)?;
+    let digits = y.len() == 4 && y.bytes().all(|c| c.is_ascii_digit());
+    let year = y.parse().ok().filter(|_| digits)?;
     Some((year, end))
 }
 

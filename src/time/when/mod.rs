@@ -519,8 +519,10 @@ mod tests {
                 Some("1643-06-10"),
             ),
             ("a review on the 3rd of May, 2027", Some("2027-05-03")),
-            // Not a year: three digits, or five.
+            // Not a year: three digits, five, or a sign.
             ("party on May 8, 300 people invited", Some("2026-05-08")),
+            ("party on May 8, -123 at the door", Some("2026-05-08")),
+            ("due 8 May -999", Some("2026-05-08")),
         ];
         for (text, expected) in cases {
             assert_eq!(label(text).as_deref(), expected, "{text}");
