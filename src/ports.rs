@@ -396,6 +396,23 @@ pub trait VectorIndex {
         top_k: usize,
         filter: &VectorFilter,
     ) -> PortResult<Vec<(String, f32)>>;
+    /// [`VectorIndex::query`] for each of `vectors` with one filter: one answer each, in
+    /// order. An index may share work among them (the in-memory index reads each probed cell
+    /// of a near look-up once for every look-up that probes it); the default asks one at a
+    /// time.
+    async fn query_each(
+        &self,
+        npcid: &str,
+        vectors: &[&[f32]],
+        top_k: usize,
+        filter: &VectorFilter,
+    ) -> PortResult<Vec<Vec<(String, f32)>>> {
+        let mut answers = Vec::with_capacity(vectors.len());
+        for vector in vectors {
+            answers.push(self.query(npcid, vector, top_k, filter).await?);
+        }
+        Ok(answers)
+    }
     /// The cosine of `vector` with each of `ids`' stored vectors, for those this index can
     /// read back (any order; ids it holds no vector for are left out). Conflict resolution
     /// asks it for candidates the lexical index found, instead of embedding their texts

@@ -250,7 +250,7 @@ fn apply_op(
         }
         OpKind::Delete => {
             let (id, _) = locate(entities, index, op)?;
-            entities.remove(&id);
+            crate::order::remove_where(entities, |key, _| *key == id);
             Ok((OpKind::Delete, id))
         }
     }

@@ -60,6 +60,11 @@ pub struct Query<'a> {
     codes: &'a [i8],
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     wide: Vec<core::arch::wasm32::v128>,
+    /// Natively with AVX2, the codes as i16 (empty without AVX2): a row's sixteen codes then
+    /// cost one widening, not two. Widening is a shuffle, and x86 cores run shuffles on one
+    /// port: two per sixteen codes bound the scan (~44 cycles a 384-code row).
+    #[cfg(target_arch = "x86_64")]
+    wide: Vec<i16>,
 }
 
 impl<'a> Query<'a> {
@@ -68,6 +73,11 @@ impl<'a> Query<'a> {
             codes,
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
             wide: simd128::widen(codes),
+            #[cfg(target_arch = "x86_64")]
+            wide: match avx2::available() {
+                true => codes.iter().map(|&c| i16::from(c)).collect(),
+                false => Vec::new(),
+            },
         }
     }
 
@@ -90,8 +100,8 @@ impl<'a> Query<'a> {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return simd128::dot_rows(rows, self.codes, &self.wide, out);
         #[cfg(target_arch = "x86_64")]
-        if avx2::available() {
-            return avx2::dot_rows(rows, self.codes, out);
+        if self.wide.len() == dim {
+            return avx2::dot_rows(rows, &self.wide, out);
         }
         #[allow(unreachable_code)]
         for (row, dot) in rows.chunks_exact(dim).zip(out) {
@@ -225,8 +235,9 @@ mod avx2 {
         std::arch::is_x86_feature_detected!("avx2")
     }
 
-    /// [`super::Query::dot_rows`]; the caller has checked [`available`].
-    pub fn dot_rows(rows: &[i8], query: &[i8], out: &mut [i32]) {
+    /// [`super::Query::dot_rows`] with the query's codes widened to i16; the caller has
+    /// checked [`available`].
+    pub fn dot_rows(rows: &[i8], query: &[i16], out: &mut [i32]) {
         // SAFETY: AVX2 is present (checked by the caller).
         unsafe { dot_rows_avx2(rows, query, out) }
     }
@@ -238,10 +249,49 @@ mod avx2 {
     }
 
     #[target_feature(enable = "avx2")]
-    fn dot_rows_avx2(rows: &[i8], query: &[i8], out: &mut [i32]) {
-        for (row, dot) in rows.chunks_exact(query.len()).zip(out) {
-            *dot = dot_avx2(row, query);
+    fn dot_rows_avx2(rows: &[i8], query: &[i16], out: &mut [i32]) {
+        let len = query.len();
+        let whole = len - len % 16;
+        for (row, dot) in rows.chunks_exact(len).zip(out) {
+            // SAFETY: every `at` below is `+ 16 <= whole <= len` of both; unaligned loads.
+            let row_wide = |at: usize| {
+                _mm256_cvtepi8_epi16(unsafe { _mm_loadu_si128(row.as_ptr().add(at).cast()) })
+            };
+            let query_wide =
+                |at: usize| unsafe { _mm256_loadu_si256(query.as_ptr().add(at).cast()) };
+            let (mut even, mut odd) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+            let mut at = 0;
+            while at + 32 <= whole {
+                even = _mm256_add_epi32(even, _mm256_madd_epi16(row_wide(at), query_wide(at)));
+                odd = _mm256_add_epi32(
+                    odd,
+                    _mm256_madd_epi16(row_wide(at + 16), query_wide(at + 16)),
+                );
+                at += 32;
+            }
+            if at < whole {
+                even = _mm256_add_epi32(even, _mm256_madd_epi16(row_wide(at), query_wide(at)));
+            }
+            let tail: i32 = row[whole..]
+                .iter()
+                .zip(&query[whole..])
+                .map(|(x, y)| i32::from(*x) * i32::from(*y))
+                .sum();
+            *dot = horizontal_sum(_mm256_add_epi32(even, odd)) + tail;
         }
+    }
+
+    /// The sum of a vector's eight i32 lanes.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn horizontal_sum(sum: __m256i) -> i32 {
+        let sum = _mm_add_epi32(
+            _mm256_castsi256_si128(sum),
+            _mm256_extracti128_si256(sum, 1),
+        );
+        let sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, 0b01_00_11_10));
+        let sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, 0b10_11_00_01));
+        _mm_cvtsi128_si32(sum)
     }
 
     #[target_feature(enable = "avx2")]
@@ -264,19 +314,12 @@ mod avx2 {
         if at < whole {
             even = _mm256_add_epi32(even, _mm256_madd_epi16(wide(a, at), wide(b, at)));
         }
-        let sum = _mm256_add_epi32(even, odd);
-        let sum = _mm_add_epi32(
-            _mm256_castsi256_si128(sum),
-            _mm256_extracti128_si256(sum, 1),
-        );
-        let sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, 0b01_00_11_10));
-        let sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, 0b10_11_00_01));
         let tail: i32 = a[whole..len]
             .iter()
             .zip(&b[whole..len])
             .map(|(x, y)| i32::from(*x) * i32::from(*y))
             .sum();
-        _mm_cvtsi128_si32(sum) + tail
+        horizontal_sum(_mm256_add_epi32(even, odd)) + tail
     }
 }
 

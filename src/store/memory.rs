@@ -12,6 +12,7 @@ use crate::error::PortError;
 use crate::memory::strength::boosted_importance;
 use crate::memory::{Collection, Memory, MemoryType};
 use crate::npc::Npc;
+use crate::order::remove_where;
 use crate::pkg::{PkgField, PkgSources, PkgValue};
 use crate::ports::*;
 use crate::relationship::Entity;
@@ -319,7 +320,7 @@ fn apply(state: &mut State, npcid: &str, write: Write) {
         if let Some(data) = state.npcs.get_mut(npcid) {
             *data = NpcData::default();
         }
-        state.tokens.retain(|_, t| t.npcid != npcid);
+        remove_where(&mut state.tokens, |_, t| t.npcid == npcid);
         return;
     }
     if let Write::PutToken { token } = write {
@@ -327,9 +328,9 @@ fn apply(state: &mut State, npcid: &str, write: Write) {
         return;
     }
     if let Write::DeleteToken { token_id } = &write {
-        state
-            .tokens
-            .retain(|_, t| !(t.npcid == npcid && &t.token_id == token_id));
+        remove_where(&mut state.tokens, |_, t| {
+            t.npcid == npcid && &t.token_id == token_id
+        });
         return;
     }
     let data = state.npcs.entry(npcid.to_string()).or_default();
@@ -355,13 +356,13 @@ fn apply(state: &mut State, npcid: &str, write: Write) {
             data.entities.insert(id, entity);
         }
         Write::DeleteEntity { id } => {
-            data.entities.remove(&id);
+            remove_where(&mut data.entities, |key, _| *key == id);
         }
         Write::PutDaily { entry } => {
             data.dailies.insert(entry.date, entry.summary);
         }
         Write::DeleteDaily { date } => {
-            data.dailies.remove(&date);
+            remove_where(&mut data.dailies, |day, _| *day == date);
         }
         Write::SetPrior { prior } => data.prior = prior,
         Write::PutTurn { turn } => {

@@ -136,11 +136,29 @@ impl Partition {
         }
     }
 
-    /// The rows of `kind` a look-up for `query` scans, in no particular order. A kind below
-    /// [`MIN_ROWS`] gives every one of its rows (the exact scan, which reads no other kind's
-    /// rows: a rare type among 100k memories cost a scan of all of them per new memory).
-    /// Places what was added since the last look-up first.
+    /// The rows of `kind` a look-up for `query` scans, in no particular order
+    /// ([`Partition::probe_each`] for one look-up).
+    #[cfg(test)]
     pub fn probe(&mut self, rows: &impl Rows, kind: Kind, query: &[i8]) -> Vec<u32> {
+        let mut slots = Vec::new();
+        for (cell, _) in self.probe_each(rows, kind, &[query]) {
+            slots.extend_from_slice(&cell);
+        }
+        slots
+    }
+
+    /// The rows of `kind` each of `queries` scans, grouped so that a batch of look-ups reads
+    /// each row once: every group is a list of slots (one cell's, in cell order) with the
+    /// queries that scan it. A kind below [`MIN_ROWS`] is one group of all its rows, for
+    /// every query (the exact scan, which reads no other kind's rows: a rare type among 100k
+    /// memories cost a scan of all of them per new memory). Places what was added since the
+    /// last look-up first.
+    pub fn probe_each(
+        &mut self,
+        rows: &impl Rows,
+        kind: Kind,
+        queries: &[&[i8]],
+    ) -> Vec<(Vec<u32>, Vec<usize>)> {
         let Some(at) = self.groups.iter().position(|(k, _)| *k == kind) else {
             return Vec::new();
         };
@@ -152,7 +170,7 @@ impl Partition {
             for cell in &group.cells {
                 slots.extend_from_slice(cell);
             }
-            return slots;
+            return vec![(slots, (0..queries.len()).collect())];
         }
         if group.built_at == 0 || group.rows >= group.built_at * REBUILD_GROWTH {
             build(group, &mut self.cell_of, rows, kind);
@@ -163,13 +181,19 @@ impl Partition {
             group.cells[cell].push(slot);
             self.cell_of[slot as usize] = cell as u32;
         }
-        // Sized once: growing it cell by cell reallocated a few times per look-up.
-        let cells = closest(group, rows.dim(), query, PROBES);
-        let mut slots = Vec::with_capacity(cells.iter().map(|&c| group.cells[c].len()).sum());
-        for cell in cells {
-            slots.extend_from_slice(&group.cells[cell]);
+        let mut asking: Vec<Vec<usize>> = vec![Vec::new(); group.cells.len()];
+        for (q, query) in queries.iter().enumerate() {
+            for cell in closest(group, rows.dim(), query, PROBES) {
+                asking[cell].push(q);
+            }
         }
-        slots
+        let mut probed = Vec::new();
+        for (cell, which) in asking.into_iter().enumerate() {
+            if !which.is_empty() {
+                probed.push((group.cells[cell].clone(), which));
+            }
+        }
+        probed
     }
 
     /// Whether enough rows are out of their cell's run that the space should lay its rows

@@ -229,6 +229,17 @@ impl VectorIndex for ShardedVectorIndex {
     ) -> PortResult<Vec<(String, f32)>> {
         self.of(npcid).query(npcid, vector, top_k, filter).await
     }
+    async fn query_each(
+        &self,
+        npcid: &str,
+        vectors: &[&[f32]],
+        top_k: usize,
+        filter: &VectorFilter,
+    ) -> PortResult<Vec<Vec<(String, f32)>>> {
+        self.of(npcid)
+            .query_each(npcid, vectors, top_k, filter)
+            .await
+    }
     async fn similarities(
         &self,
         npcid: &str,

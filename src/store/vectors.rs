@@ -169,7 +169,7 @@ impl VectorSpace {
         let Some(q) = self.quantize_query(vector, top_k) else {
             return Vec::new();
         };
-        self.scan(vector, &q, top_k, filter, None)
+        self.scan(vector, &q, top_k, filter)
     }
 
     /// [`VectorSpace::query`] for conflict resolution: for one collection and one type, the
@@ -182,22 +182,58 @@ impl VectorSpace {
         top_k: usize,
         filter: &VectorFilter,
     ) -> Vec<(String, f32)> {
-        let Some(q) = self.quantize_query(vector, top_k) else {
-            return Vec::new();
+        self.query_near_each(&[vector], top_k, filter)
+            .pop()
+            .unwrap_or_default()
+    }
+
+    /// [`VectorSpace::query_near`] for each of `vectors` (one answer each, in order), each
+    /// answered as alone. The look-ups share the work of reading rows: a probed cell's rows
+    /// are read once, a few at a time, and scored for every look-up that probes the cell (a
+    /// call of 100 new memories probes each row ~7 times on real turns, LongMemEval_S at
+    /// 100k; the scoring is the same work either way, docs/BENCHMARKS.md).
+    pub fn query_near_each(
+        &mut self,
+        vectors: &[&[f32]],
+        top_k: usize,
+        filter: &VectorFilter,
+    ) -> Vec<Vec<(String, f32)>> {
+        let ([collection], [memory_type]) =
+            (filter.collections.as_slice(), filter.types.as_slice())
+        else {
+            return vectors
+                .iter()
+                .map(|v| self.query(v, top_k, filter))
+                .collect();
         };
-        let probed = match (filter.collections.as_slice(), filter.types.as_slice()) {
-            ([collection], [memory_type]) => {
-                if self.partition.wants_layout(self.len()) {
-                    self.lay_out();
-                }
-                let mut partition = std::mem::take(&mut self.partition);
-                let probed = partition.probe(self, (*collection, *memory_type), &q.codes);
-                self.partition = partition;
-                Some(probed)
+        let kind = (*collection, *memory_type);
+        if self.partition.wants_layout(self.len()) {
+            self.lay_out();
+        }
+        // The look-ups that can find something, with their codes and shortlists.
+        let mut asked = Vec::new();
+        let mut lists = Vec::new();
+        for (at, vector) in vectors.iter().enumerate() {
+            if let Some(q) = self.quantize_query(vector, top_k) {
+                lists.push(Shortlist::new(vector, &q, top_k, filter));
+                asked.push((at, q));
             }
-            _ => None,
-        };
-        self.scan(vector, &q, top_k, filter, probed.as_deref())
+        }
+        let codes: Vec<&[i8]> = asked.iter().map(|(_, q)| q.codes.as_slice()).collect();
+        let mut partition = std::mem::take(&mut self.partition);
+        let probed = partition.probe_each(self, kind, &codes);
+        self.partition = partition;
+        let queries: Vec<Query> = codes.iter().map(|c| Query::new(c)).collect();
+        let kinds = KindMask::new(filter);
+        for (slots, which) in &probed {
+            self.scan_runs(&runs_of(slots), &queries, which, &mut lists, &kinds);
+        }
+        let mut answers = Vec::new();
+        answers.resize_with(vectors.len(), Vec::new);
+        for ((at, _), list) in asked.into_iter().zip(lists) {
+            answers[at] = self.rescored_list(vectors[at], list, top_k);
+        }
+        answers
     }
 
     /// Moves the rows to the partition's cell order. Scattered over the space, a probed
@@ -287,94 +323,137 @@ impl VectorSpace {
         Some(quantize(vector))
     }
 
-    /// The `top_k` best of `slots` (every row when `None`) the filter keeps, by an integer
-    /// scan and a rescored shortlist.
+    /// The `top_k` best of every row the filter keeps, by an integer scan and a rescored
+    /// shortlist.
     fn scan(
         &self,
         vector: &[f32],
         q: &Quantized,
         top_k: usize,
         filter: &VectorFilter,
-        slots: Option<&[u32]>,
     ) -> Vec<(String, f32)> {
-        let qnorm = dot(vector, vector).sqrt();
-        let kinds = KindMask::new(filter);
-        let codes = Query::new(&q.codes);
-        // `bar`: what a row's score must beat to be offered, the worst kept once the heap is
-        // full (most rows fail this one comparison, so the rest of the work is rare); from the
-        // start, with a floor, what a row whose rescored cosine reaches the floor scores.
-        let mut bar = filter.floor.map_or(f32::NEG_INFINITY, |floor| {
-            floor_score(vector, qnorm, q, floor)
-        });
-        // The integer scan: a bounded heap of the best `shortlist` so far, worst on top.
-        // Scores are scaled dot products over norms, comparable across slots; a zero vector's
-        // weight is 0 and it is never kept.
-        let shortlist = top_k.saturating_mul(RESCORE_FACTOR).max(RESCORE_MIN);
-        let mut best: BinaryHeap<Hit<usize>> = BinaryHeap::with_capacity(shortlist + 1);
-        let mut offer = |slot: usize, score: f32| -> Option<f32> {
-            if self.weights[slot] <= 0.0 || !kinds.keeps(self.meta[slot]) {
-                return None;
-            }
-            let hit = Hit { score, id: slot };
-            // Full: the new hit takes the worst one's place, one sift down (a pop and a push
-            // sifted twice; a retrieval at 10k offers thousands of rows).
-            if best.len() < shortlist {
-                best.push(hit);
-            } else if let Some(mut worst) = best.peek_mut() {
-                *worst = hit;
-            }
-            (best.len() == shortlist).then(|| best.peek().map_or(score, |worst| worst.score))
-        };
-        match slots {
-            // Laid out, a probed cell's rows are consecutive slots: each run of them within a
-            // block is scored by the kernel's row loop in one call, as a full scan's blocks
-            // are (a call per row: a package fill of real turns ~3% slower, BENCHMARKS).
-            Some(slots) => {
-                let mut dots: Vec<i32> = Vec::new();
-                let mut rest = slots;
-                while let Some(&first) = rest.first() {
-                    let first = first as usize;
-                    let in_block = CodeRows::BLOCK - (first & (CodeRows::BLOCK - 1));
-                    let mut run = 1;
-                    while run < rest.len().min(in_block) && rest[run] as usize == first + run {
-                        run += 1;
-                    }
-                    dots.resize(run, 0);
-                    codes.dot_rows(self.codes.run(first, run), &mut dots);
-                    for (k, &dot) in dots.iter().enumerate() {
-                        let slot = first + k;
-                        let score = dot as f32 * self.weights[slot];
-                        if score > bar {
-                            bar = offer(slot, score).unwrap_or(bar);
-                        }
-                    }
-                    rest = &rest[run..];
+        let mut lists = [Shortlist::new(vector, q, top_k, filter)];
+        let every_row = [(0, self.len())];
+        self.scan_runs(
+            &every_row,
+            &[Query::new(&q.codes)],
+            &[0],
+            &mut lists,
+            &KindMask::new(filter),
+        );
+        let [list] = lists;
+        self.rescored_list(vector, list, top_k)
+    }
+
+    /// Scores the rows of `runs` (first slot, count) for each of the queries `which` names,
+    /// into their shortlists, a few rows at a time: a piece stays in the core's cache while
+    /// every query scores it, and the kernel's loop over a piece's rows stays tight. Laid out,
+    /// a probed cell's rows are one run.
+    fn scan_runs(
+        &self,
+        runs: &[(usize, usize)],
+        queries: &[Query],
+        which: &[usize],
+        lists: &mut [Shortlist],
+        kinds: &KindMask,
+    ) {
+        /// Rows read at a time: 12 KB of codes at 384 dimensions.
+        const PIECE: usize = 32;
+        let mut dots = [0i32; PIECE];
+        for &(mut first, count) in runs {
+            let end = first + count;
+            while first < end {
+                let in_block = CodeRows::BLOCK - (first & (CodeRows::BLOCK - 1));
+                let rows = (end - first).min(in_block).min(PIECE);
+                let codes = self.codes.run(first, rows);
+                for &q in which {
+                    queries[q].dot_rows(codes, &mut dots[..rows]);
+                    self.offer_all(first, &dots[..rows], &mut lists[q], kinds);
                 }
-            }
-            // Every row, a block at a time: the block's dot products in one pass (the
-            // kernel's loop stays tight), then their scores against the bar.
-            None => {
-                let mut dots = vec![0i32; CodeRows::BLOCK];
-                for (b, block) in self.codes.blocks.iter().enumerate() {
-                    let first = b << CodeRows::BLOCK_BITS;
-                    let rows = block.len() / self.dim;
-                    codes.dot_rows(block, &mut dots[..rows]);
-                    let weights = &self.weights[first..first + rows];
-                    for (i, (&dot, &weight)) in dots[..rows].iter().zip(weights).enumerate() {
-                        let score = dot as f32 * weight;
-                        if score > bar {
-                            bar = offer(first + i, score).unwrap_or(bar);
-                        }
-                    }
-                }
+                first += rows;
             }
         }
-        // Rescoring with the query's own values.
-        let hits = best
+    }
+
+    /// Offers the rows from `first` on, with these integer dot products, to a shortlist.
+    /// Scores are scaled dot products over norms, comparable across slots; a zero vector's
+    /// weight is 0 and it is never kept.
+    fn offer_all(&self, first: usize, dots: &[i32], list: &mut Shortlist, kinds: &KindMask) {
+        let weights = &self.weights[first..first + dots.len()];
+        for (i, (&dot, &weight)) in dots.iter().zip(weights).enumerate() {
+            let score = dot as f32 * weight;
+            // Most rows fail this one comparison, so the rest of the work is rare.
+            if score >= list.bar && weight > 0.0 && kinds.keeps(self.meta[first + i]) {
+                list.offer(first + i, score);
+            }
+        }
+    }
+
+    /// A shortlist rescored with the query's own values: its `top_k` best.
+    fn rescored_list(&self, vector: &[f32], list: Shortlist, top_k: usize) -> Vec<(String, f32)> {
+        let qnorm = dot(vector, vector).sqrt();
+        let hits = list
+            .best
             .into_iter()
             .map(|h| self.rescored(vector, qnorm, h.id))
             .collect();
         ranked(hits, top_k)
+    }
+}
+
+/// Consecutive slots as runs (first slot, count).
+fn runs_of(slots: &[u32]) -> Vec<(usize, usize)> {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for &slot in slots {
+        match runs.last_mut() {
+            Some((first, count)) if *first + *count == slot as usize => *count += 1,
+            _ => runs.push((slot as usize, 1)),
+        }
+    }
+    runs
+}
+
+/// An integer scan's best rows so far for one query: a bounded heap, worst on top.
+struct Shortlist {
+    best: BinaryHeap<Hit<usize>>,
+    size: usize,
+    /// What a row's score must reach to be offered: the worst kept once the heap is full;
+    /// until then, with a floor, what a row whose rescored cosine reaches the floor scores.
+    bar: f32,
+}
+
+impl Shortlist {
+    fn new(vector: &[f32], q: &Quantized, top_k: usize, filter: &VectorFilter) -> Self {
+        let size = top_k.saturating_mul(RESCORE_FACTOR).max(RESCORE_MIN);
+        let bar = filter.floor.map_or(f32::NEG_INFINITY, |floor| {
+            floor_score(vector, dot(vector, vector).sqrt(), q, floor)
+        });
+        Self {
+            best: BinaryHeap::with_capacity(size + 1),
+            size,
+            bar,
+        }
+    }
+
+    /// Keeps the row if it is better than the worst kept, or above the floor while there is
+    /// room. A tie on score goes to the smaller slot, so what is kept does not depend on the
+    /// order rows are offered in (a batch of look-ups reads cells in another order).
+    fn offer(&mut self, slot: usize, score: f32) {
+        let hit = Hit { score, id: slot };
+        if self.best.len() < self.size {
+            if score > self.bar {
+                self.best.push(hit);
+            }
+        } else if let Some(mut worst) = self.best.peek_mut() {
+            // Full: the new hit takes the worst one's place, one sift down (a pop and a push
+            // sifted twice; a retrieval at 10k offers thousands of rows).
+            if hit < *worst {
+                *worst = hit;
+            }
+        }
+        if self.best.len() == self.size {
+            self.bar = self.best.peek().map_or(self.bar, |worst| worst.score);
+        }
     }
 }
 
@@ -601,6 +680,24 @@ impl VectorIndex for MemoryVectorIndex {
             true => space.query_near(vector, top_k, filter),
             false => space.query(vector, top_k, filter),
         }))
+    }
+
+    async fn query_each(
+        &self,
+        npcid: &str,
+        vectors: &[&[f32]],
+        top_k: usize,
+        filter: &VectorFilter,
+    ) -> PortResult<Vec<Vec<(String, f32)>>> {
+        let mut answers = self.with_space(npcid, |space| match filter.near {
+            true => space.query_near_each(vectors, top_k, filter),
+            false => vectors
+                .iter()
+                .map(|v| space.query(v, top_k, filter))
+                .collect(),
+        });
+        answers.resize_with(vectors.len(), Vec::new);
+        Ok(answers)
     }
 
     async fn similarities(

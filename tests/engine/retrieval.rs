@@ -420,6 +420,10 @@ struct SpyVectors {
     scored: std::cell::RefCell<Vec<String>>,
     /// Whether it answers `similarities` (Vectorize does not: it keeps no copy to score from).
     answers_similarities: bool,
+    /// Conflict resolution's near look-ups asked one at a time, and the sizes of those asked
+    /// together.
+    near_alone: std::cell::Cell<usize>,
+    near_together: std::cell::RefCell<Vec<usize>>,
 }
 
 #[async_trait::async_trait(?Send)]
@@ -434,10 +438,23 @@ impl VectorIndex for SpyVectors {
         top_k: usize,
         filter: &VectorFilter,
     ) -> PortResult<Vec<(String, f32)>> {
-        if !filter.near {
-            self.scans.set(self.scans.get() + 1);
+        match filter.near {
+            false => self.scans.set(self.scans.get() + 1),
+            true => self.near_alone.set(self.near_alone.get() + 1),
         }
         self.inner.query(npcid, vector, top_k, filter).await
+    }
+    async fn query_each(
+        &self,
+        npcid: &str,
+        vectors: &[&[f32]],
+        top_k: usize,
+        filter: &VectorFilter,
+    ) -> PortResult<Vec<Vec<(String, f32)>>> {
+        if filter.near {
+            self.near_together.borrow_mut().push(vectors.len());
+        }
+        self.inner.query_each(npcid, vectors, top_k, filter).await
     }
     async fn similarities(
         &self,
@@ -522,6 +539,59 @@ fn only_a_semantic_embedder_searches_the_vector_index_in_a_retrieval() {
             "semantic: {semantic}"
         );
     }
+}
+
+/// A call's new memories look up their nearest stored ones together, one `query_each` per
+/// type, not one `query` each: the in-memory index then reads each probed cell once for all
+/// of them (docs/BENCHMARKS.md). A word-for-word repeat of a stored memory is found by its
+/// text and looks nothing up.
+#[test]
+fn a_call_of_new_memories_asks_the_vector_index_once_per_type() {
+    let vectors = Rc::new(SpyVectors {
+        answers_similarities: true,
+        ..SpyVectors::default()
+    });
+    let hippo = hippo::Hippo::new(Ports {
+        store: Rc::new(MemoryStore::new()),
+        vectors: vectors.clone(),
+        embedder: Rc::new(BuiltinEmbedder::new()),
+        llm: None,
+        clock: Rc::new(FixedClock::at(t("2026-04-08T10:00:00Z"))),
+    });
+    run(hippo.upsert_npc("v", NpcUpsert::default())).unwrap();
+    let stored = "The user drinks green tea every morning";
+    run(hippo.add_memories(
+        "v",
+        json(json!({"memories": [{"summary": stored, "type": "preference"}]})),
+    ))
+    .unwrap();
+    vectors.near_together.borrow_mut().clear();
+    let res = run(hippo.add_memories(
+        "v",
+        json(json!({"memories": [
+            {"summary": "The user plays chess on Sundays", "type": "preference"},
+            {"summary": "The user lives in Lisbon", "type": "profile"},
+            {"summary": stored, "type": "preference"},
+            {"summary": "The user likes jazz records", "type": "preference"},
+            {"summary": "The user works as a nurse", "type": "profile"},
+            {"summary": "The user hates cold weather", "type": "preference"}
+        ]})),
+    ))
+    .unwrap();
+    let actions: Vec<&str> = res.results.iter().map(|r| r.action.as_str()).collect();
+    assert_eq!(
+        actions,
+        [
+            "inserted",
+            "inserted",
+            "reinforced",
+            "inserted",
+            "inserted",
+            "inserted"
+        ]
+    );
+    assert_eq!(vectors.near_alone.get(), 0);
+    assert_eq!(*vectors.near_together.borrow(), [3, 2]);
 }
 
 /// A dialogue sent as the query tells its own story ("我昨天开始看…"): a time phrase in its

@@ -166,6 +166,18 @@ impl VectorIndex for PersistentVectors {
     ) -> PortResult<Vec<(String, f32)>> {
         self.0.vectors()?.query(npcid, vector, top_k, filter).await
     }
+    async fn query_each(
+        &self,
+        npcid: &str,
+        vectors: &[&[f32]],
+        top_k: usize,
+        filter: &VectorFilter,
+    ) -> PortResult<Vec<Vec<(String, f32)>>> {
+        self.0
+            .vectors()?
+            .query_each(npcid, vectors, top_k, filter)
+            .await
+    }
     async fn similarities(
         &self,
         npcid: &str,

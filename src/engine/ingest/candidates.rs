@@ -13,6 +13,69 @@ use crate::retrieval::embed::cosine;
 use crate::retrieval::tokenize::tokenize_query_to_index;
 use foldhash::HashMap;
 
+/// The vector index's nearest ids with their cosines, best first.
+pub(super) type Hits = Vec<(String, f32)>;
+
+/// What a new memory of `memory_type` looks up in the vector index: its type's live
+/// memories near it, down to `floor` (the embedder's ambiguous band).
+fn near_filter(memory_type: MemoryType, floor: f32) -> VectorFilter {
+    VectorFilter {
+        collections: vec![Collection::Memory],
+        types: vec![memory_type],
+        near: true,
+        floor: Some(floor),
+    }
+}
+
+/// The vector index's nearest stored memories for each new one given a vector (`None` for
+/// the others, and for any the index did not answer: those look up alone), asked a type at a time in one [`VectorIndex::query_each`]: the stored
+/// vectors do not change while a plan is made (its own are upserted after the commit), so
+/// each answer is what the memory's own look-up would be, and the index reads a probed cell
+/// once for all the memories that probe it.
+///
+/// [`VectorIndex::query_each`]: crate::ports::VectorIndex::query_each
+pub(super) async fn near_hits(
+    hippo: &Hippo,
+    npcid: &str,
+    items: &[NewMemory],
+    vectors: &[Option<&[f32]>],
+) -> Vec<Option<Hits>> {
+    let floor = hippo.ports.embedder.thresholds().ambiguous;
+    let mut hits: Vec<Option<Hits>> = Vec::new();
+    hits.resize_with(items.len(), || None);
+    for memory_type in MemoryType::ALL {
+        let mut asked = Vec::new();
+        let mut asking: Vec<&[f32]> = Vec::new();
+        for (at, (item, vector)) in items.iter().zip(vectors).enumerate() {
+            if let (Collection::Memory, Some(v)) = (item.collection, *vector) {
+                if item.memory_type == memory_type {
+                    asked.push(at);
+                    asking.push(v);
+                }
+            }
+        }
+        if asking.is_empty() {
+            continue;
+        }
+        // A failing vector index only weakens duplicate detection; lexical still works.
+        let answers = hippo
+            .ports
+            .vectors
+            .query_each(
+                npcid,
+                &asking,
+                CONFLICT_CANDIDATES,
+                &near_filter(memory_type, floor),
+            )
+            .await
+            .unwrap_or_default();
+        for (at, answer) in asked.into_iter().zip(answers) {
+            hits[at] = Some(answer);
+        }
+    }
+    hits
+}
+
 impl Hippo {
     /// Same-type, live memories similar to `item`: the vector index's nearest, the lexical
     /// index's best, and what this plan already wrote, each with its similarity and whether
@@ -27,7 +90,7 @@ impl Hippo {
         &self,
         npcid: &str,
         item: &NewMemory,
-        vector: Option<&[f32]>,
+        (vector, near): (Option<&[f32]>, Option<Hits>),
         (text, stored_texts): (&str, StoredTexts),
         touched: &IndexMap<Memory>,
         known: &mut Known,
@@ -36,22 +99,24 @@ impl Hippo {
         let ambiguous = self.ports.embedder.thresholds().ambiguous;
         let mut sims: IndexMap<Option<f32>> = IndexMap::default();
         if let Some(v) = vector {
-            let filter = VectorFilter {
-                collections: vec![Collection::Memory],
-                types: vec![item.memory_type],
-                near: true,
-                floor: Some(ambiguous),
+            // Looked up with the plan's others ([`near_hits`]), or now: a repeat embedded late.
+            let hits = match near {
+                Some(hits) => hits,
+                // A failing vector index only weakens duplicate detection; lexical still works.
+                None => self
+                    .ports
+                    .vectors
+                    .query(
+                        npcid,
+                        v,
+                        CONFLICT_CANDIDATES,
+                        &near_filter(item.memory_type, ambiguous),
+                    )
+                    .await
+                    .unwrap_or_default(),
             };
-            // A failing vector index only weakens duplicate detection; lexical still works.
-            if let Ok(hits) = self
-                .ports
-                .vectors
-                .query(npcid, v, CONFLICT_CANDIDATES, &filter)
-                .await
-            {
-                for (id, s) in hits {
-                    sims.insert(id, Some(s));
-                }
+            for (id, s) in hits {
+                sims.insert(id, Some(s));
             }
         }
         let query = LexicalQuery {

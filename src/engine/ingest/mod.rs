@@ -15,7 +15,7 @@ use crate::ports::{EmbedKind, VectorItem, Write};
 use crate::retrieval::embed::{self, same_words_cached};
 use crate::sensitive;
 use crate::time::Timestamp;
-use candidates::{exact_candidates, Known, StoredTexts};
+use candidates::{exact_candidates, near_hits, Known, StoredTexts};
 
 /// An insertion-ordered map by memory id, hashed with foldhash (SipHash, the default, was a
 /// twentieth of a fill's instructions: every new memory looks ids up in several of these).
@@ -142,6 +142,13 @@ impl Hippo {
                 Err(err) => embedding_error = Some(err.to_string()),
             }
         }
+        // A repeat of a stored memory is compared with its copies, not looked up.
+        let looked_up: Vec<Option<&[f32]>> = vectors
+            .iter()
+            .zip(&repeats)
+            .map(|(v, found)| v.as_deref().filter(|_| found.is_none()))
+            .collect();
+        let mut near = near_hits(self, npcid, &items, &looked_up).await;
         let thresholds = self.ports.embedder.thresholds();
         // Every memory this plan writes, latest version, in first-touched order.
         let mut touched: IndexMap<Memory> = IndexMap::default();
@@ -184,7 +191,7 @@ impl Hippo {
                 self.conflict_candidates(
                     npcid,
                     &item,
-                    vector.as_deref(),
+                    (vector.as_deref(), near[i].take()),
                     (text, stored_texts[i]),
                     &touched,
                     &mut known,

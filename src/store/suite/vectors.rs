@@ -128,6 +128,81 @@ pub(super) async fn ties_break_by_id(v: &dyn VectorIndex, p: &str) -> CaseResult
     Ok(())
 }
 
+/// Several queries with one filter (conflict resolution asks a call's new memories
+/// together): each answer is what `query` answers for that vector alone, in the order asked,
+/// with an answer (empty) for a vector that can find nothing and for an NPC with no vectors.
+pub(super) async fn queries_asked_together_answer_as_each_alone(
+    v: &dyn VectorIndex,
+    p: &str,
+) -> CaseResult {
+    let npc = format!("{p}each");
+    port!(v.upsert(
+        &npc,
+        vec![
+            item(
+                "e1",
+                Collection::Memory,
+                MemoryType::Profile,
+                [1.0, 0.2, 0.0, 0.0]
+            ),
+            item(
+                "e2",
+                Collection::Memory,
+                MemoryType::Profile,
+                [0.1, 1.0, 0.3, 0.0]
+            ),
+            item(
+                "e3",
+                Collection::Memory,
+                MemoryType::Profile,
+                [0.0, 0.4, 1.0, 0.2]
+            ),
+            item(
+                "e4",
+                Collection::Memory,
+                MemoryType::History,
+                [0.9, 0.0, 0.0, 0.4]
+            ),
+        ],
+    ));
+    let asked: [&[f32]; 4] = [
+        &[1.0, 0.0, 0.0, 0.0],
+        &[0.0, 0.0, 0.0, 0.0],
+        &[0.0, 1.0, 0.9, 0.0],
+        &[0.2, 0.3, 0.1, 1.0],
+    ];
+    for filter in [
+        ALL,
+        VectorFilter {
+            collections: vec![Collection::Memory],
+            types: vec![MemoryType::Profile],
+            near: true,
+            floor: Some(0.3),
+        },
+    ] {
+        let together = port!(v.query_each(&npc, &asked, 2, &filter));
+        check!(together.len() == asked.len(), "{} answers", together.len());
+        for (vector, got) in asked.iter().zip(&together) {
+            let alone = port!(v.query(&npc, vector, 2, &filter));
+            check!(
+                ids(got) == ids(&alone)
+                    && got
+                        .iter()
+                        .zip(&alone)
+                        .all(|(x, y)| (x.1 - y.1).abs() < 1e-4),
+                "{filter:?} {vector:?}: {got:?} together, {alone:?} alone"
+            );
+        }
+        check!(!together[0].is_empty(), "the first finds e1: {together:?}");
+    }
+    let nobody = port!(v.query_each(&format!("{p}nobody"), &asked, 2, &ALL));
+    check!(
+        nobody.len() == asked.len() && nobody.iter().all(Vec::is_empty),
+        "an empty namespace answered {nobody:?}"
+    );
+    Ok(())
+}
+
 pub(super) async fn upserts_replace_and_deletes_keep_the_rest(
     v: &dyn VectorIndex,
     p: &str,
@@ -256,5 +331,6 @@ pub async fn run_vector_suite(index: &dyn VectorIndex, prefix: &str) -> Vec<(Str
     case!(upserts_replace_and_deletes_keep_the_rest);
     case!(large_upserts);
     case!(similarities_by_id_agree_with_the_query);
+    case!(queries_asked_together_answer_as_each_alone);
     out
 }

@@ -141,6 +141,61 @@ fn a_near_query_reads_a_few_cells_and_finds_the_restated_vector() {
     );
 }
 
+/// A call's near look-ups are asked together ([`VectorSpace::query_near_each`]): each probed
+/// cell is read once for all of them, and each answer must be what the look-up alone finds,
+/// partitioned kinds and small ones, with and without a floor, and where rows repeat one
+/// another (equal scores, which rows read in another order could keep differently).
+#[test]
+fn near_look_ups_asked_together_answer_as_each_alone() {
+    let (base, nudged) = cloud(3000, 64);
+    let type_of = |i: usize| [MemoryType::Profile, MemoryType::History][i % 2];
+    let mut space = filled(&base, type_of);
+    for i in 0..200 {
+        space
+            .upsert(item(3000 + i, type_of(i), base[i % 5].clone()))
+            .unwrap();
+    }
+    for (i, v) in base.iter().take(300).enumerate() {
+        space
+            .upsert(item(4000 + i, MemoryType::Project, v.clone()))
+            .unwrap();
+    }
+    let zero = vec![0.0; 64];
+    let short = vec![1.0; 8];
+    let mut asked: Vec<&[f32]> = nudged.iter().step_by(7).map(Vec::as_slice).collect();
+    asked.extend([base[2].as_slice(), &zero, &short, base[3].as_slice()]);
+    for memory_type in [
+        MemoryType::Profile,
+        MemoryType::Project,
+        MemoryType::Constraint,
+    ] {
+        for floor in [None, Some(0.3)] {
+            let filter = VectorFilter {
+                floor,
+                ..near_filter(memory_type)
+            };
+            let together = space.clone().query_near_each(&asked, 8, &filter);
+            let mut alone = space.clone();
+            let each: Vec<_> = asked
+                .iter()
+                .map(|v| alone.query_near(v, 8, &filter))
+                .collect();
+            assert_eq!(together, each, "{memory_type:?}, floor {floor:?}");
+            if memory_type != MemoryType::Constraint {
+                assert!(together.iter().filter(|a| !a.is_empty()).count() > asked.len() / 2);
+            }
+        }
+    }
+    // A look-up of several kinds is the exact query, for each.
+    let filter = VectorFilter {
+        types: vec![MemoryType::Profile, MemoryType::Project],
+        ..near_filter(MemoryType::Profile)
+    };
+    let together = space.clone().query_near_each(&asked, 8, &filter);
+    let each: Vec<_> = asked.iter().map(|v| space.query(v, 8, &filter)).collect();
+    assert_eq!(together, each);
+}
+
 #[test]
 fn a_near_query_of_a_small_kind_reads_its_rows_only_and_answers_exactly() {
     let (base, nudged) = cloud(3000, 32);
@@ -359,6 +414,23 @@ fn a_floor_leaves_out_only_hits_below_it() {
     );
 }
 
+/// The integer scan and rescoring of `slots` alone, every one kept, for one query.
+fn scan_of(space: &VectorSpace, query: &[f32], slots: &[u32]) -> Vec<(String, f32)> {
+    let q = quantize(query);
+    let filter = VectorFilter::default();
+    let mut lists = [Shortlist::new(query, &q, slots.len(), &filter)];
+    let codes = [Query::new(&q.codes)];
+    space.scan_runs(
+        &runs_of(slots),
+        &codes,
+        &[0],
+        &mut lists,
+        &KindMask::new(&filter),
+    );
+    let [list] = lists;
+    space.rescored_list(query, list, slots.len())
+}
+
 #[test]
 fn similarities_are_the_scan_of_the_rows_asked_for() {
     // What `similarities` answered before it rescored each row directly: a scan of the asked
@@ -376,13 +448,7 @@ fn similarities_are_the_scan_of_the_rows_asked_for() {
             .iter()
             .filter_map(|id| space.slot_of.get(id.as_str()).copied())
             .collect();
-        let scanned = space.scan(
-            query,
-            &quantize(query),
-            slots.len(),
-            &VectorFilter::default(),
-            Some(&slots),
-        );
+        let scanned = scan_of(&space, query, &slots);
         let direct = space.similarities(query, &ids);
         assert_eq!(direct, scanned);
         // Every held row but the zero vector, the one asked twice twice.

@@ -200,6 +200,22 @@ impl VectorIndex for D1VectorIndex {
         Ok(space.query(vector, top_k, filter))
     }
 
+    /// One load of the NPC's vectors (a round trip to check its generation) for all of them:
+    /// conflict resolution asks a call's new memories together.
+    async fn query_each(
+        &self,
+        npcid: &str,
+        vectors: &[&[f32]],
+        top_k: usize,
+        filter: &VectorFilter,
+    ) -> PortResult<Vec<Vec<(String, f32)>>> {
+        let space = self.load(npcid).await?;
+        Ok(vectors
+            .iter()
+            .map(|vector| space.query(vector, top_k, filter))
+            .collect())
+    }
+
     /// When this request's store read fetched the NPC's vector generation and no look-up
     /// used it yet (a retrieval, which scores its candidates with the built-in embedder's
     /// vectors instead of scanning them), from the copy at that generation: no round trip
