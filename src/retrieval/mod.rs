@@ -21,4 +21,5 @@ pub mod select;
 pub(crate) mod stopwords;
 pub mod terms;
 pub mod tokenize;
+pub mod topics;
 pub mod voice;

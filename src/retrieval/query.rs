@@ -13,7 +13,9 @@
 //! character said ("what did you recommend", "你上次推荐的", the character's name) prefers the
 //! character's. See [`Subject`].
 
+use super::terms::TextTerms;
 use super::tokenize::{is_cjk, normalize, tokenize};
+use super::topics::{each, TOPICS};
 use std::collections::HashMap;
 
 /// Weight of a line relative to the line after it (dialogue-shaped queries).
@@ -101,6 +103,9 @@ pub struct QueryAnalysis {
     /// did I do last week"); the dialogue so far does not: there "我今天考了满分" says what is
     /// happening now, and what it should recall is older.
     pub time_words_apply: bool,
+    /// The weight of each everyday topic ([`super::topics`]) in the query: that of the most
+    /// recent line that touches it, 0 for the others.
+    pub topics: Vec<f64>,
 }
 
 /// One line of the query, with who said it (if it says) and its weight.
@@ -276,12 +281,18 @@ pub fn analyse(query: &str, names: &Names) -> QueryAnalysis {
     let mut weights: Vec<f64> = Vec::new();
     let mut position: HashMap<String, usize> = HashMap::new();
     let count = lines.len();
+    let mut topics = vec![0.0; TOPICS];
     // Newest line first, so a term's weight is that of the most recent line that has it; the
     // terms are then put back in reading order.
     for (back, line) in lines.iter().rev().enumerate() {
         let mut line_weight = LINE_DECAY.powi(back as i32);
         if line.speaker == Some(Speaker::Character) {
             line_weight *= CHARACTER_LINE_WEIGHT;
+        }
+        for topic in each(TextTerms::new(line.text).topics()) {
+            if let Some(w) = topics.get_mut(topic) {
+                *w = f64::max(*w, line_weight);
+            }
         }
         for term in tokenize(line.text) {
             match position.get(&term) {
@@ -351,6 +362,7 @@ pub fn analyse(query: &str, names: &Names) -> QueryAnalysis {
         subject,
         pairs,
         time_words_apply: !dialogue,
+        topics,
     }
 }
 

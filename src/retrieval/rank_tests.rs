@@ -318,14 +318,15 @@ fn a_dialogue_finds_what_it_is_about_before_what_is_strong_and_new() {
     party.strength = 1.0;
     party.updated_at = now().plus_days(-2);
     let mut candidates = vec![party, park];
-    // Everyday words in most memories, as in a real store: they weigh little.
+    // Everyday words in most memories, as in a real store: they weigh little. None is of the
+    // dialogue's topics but friends (games, the park, jumping rope), as the party is not.
     for (i, event) in [
         "去动物园看企鹅",
         "在家看动画片",
-        "参加跳绳比赛",
-        "和表哥玩游戏",
+        "参加绘画比赛",
+        "和表哥包饺子",
         "养了一只小乌龟",
-        "去游乐园",
+        "去博物馆",
     ]
     .iter()
     .enumerate()
@@ -384,6 +385,7 @@ fn token_by_token(c: &Candidate, terms: &[String], pairs: &[(String, String)]) -
         proximity: 0.0,
         sentence_tf: Vec::new(),
         sentence_len: Vec::new(),
+        topics: crate::retrieval::terms::TextTerms::new(&c.summary).topics(),
     };
     let mut parts = crate::text::sentences(&c.summary);
     if parts.is_empty() {
@@ -466,6 +468,7 @@ fn analysed_texts_give_exactly_the_token_by_token_numbers() {
             );
             assert_eq!(got.sentence_tf, want.sentence_tf, "{query} / {}", c.id);
             assert_eq!(got.sentence_len, want.sentence_len, "{query} / {}", c.id);
+            assert_eq!(got.topics, want.topics, "{query} / {}", c.id);
             let sentences: Vec<(&[f64], f64)> = got.sentences().collect();
             assert_eq!(
                 sentences.len(),
@@ -538,4 +541,37 @@ fn a_lone_similarity_is_the_best_there_is() {
     assert_eq!(vector, WEIGHTS_MODEL_EMBEDDINGS.vector);
     assert_eq!(weights_for(true), &WEIGHTS_MODEL_EMBEDDINGS);
     assert_eq!(weights_for(false), &WEIGHTS);
+}
+
+#[test]
+fn a_dialogue_finds_memories_of_its_topic_that_share_none_of_its_words() {
+    // The user talks about a pizza place; what they told before about eating out says
+    // neither "pizza" nor "店". Every memory shares the same everyday words with the dialogue.
+    let dialogue = "Bart: 你知道吗，我今天发现了一个超级好吃的披萨店！\n\
+        Assistant: 真的吗？你最喜欢哪种口味？\n\
+        Bart: 我喜欢加了很多香肠的，那里的环境也很好！";
+    let mut candidates = vec![memory(
+        "restaurant",
+        MemoryType::History,
+        "Bart和爸爸妈妈去了一家环境很好的餐厅，感到非常开心",
+        &[],
+    )];
+    for (i, event) in [
+        "去了一家环境很好的书店",
+        "在环境很好的公园跑步",
+        "看了一部很好的电影",
+    ]
+    .iter()
+    .enumerate()
+    {
+        candidates.push(memory(
+            &format!("other{i}"),
+            MemoryType::History,
+            &format!("Bart{event}，感到非常开心"),
+            &[],
+        ));
+    }
+    let stats = stats_for(dialogue, &candidates);
+    let ranked = rank(&request(dialogue), candidates, &stats);
+    assert_eq!(ranked[0].candidate.id, "restaurant", "{ranked:#?}");
 }

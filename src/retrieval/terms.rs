@@ -1,6 +1,7 @@
 //! What ranking reads of a stored text, computed once per text and remembered: its distinct
-//! terms with their counts and the order of its terms; for a summary, the same of each of its
-//! sentences; once asked, what the sensitivity detector finds in it. Ranking then walks the
+//! terms with their counts and the order of its terms; the everyday topics they touch
+//! ([`super::topics`]); for a summary, the same of each of its sentences; once asked, what the
+//! sensitivity detector finds in it. Ranking then walks the
 //! query's terms and a candidate's side by side, instead of tokenizing and hashing every
 //! token of every candidate's summary, sentences and context on every query — most of the
 //! time of a retrieval over a year of conversation, whose candidates are long turns with
@@ -14,10 +15,12 @@
 )]
 
 use super::tokenize::tokenize;
+use super::topics::TopicSet;
 use crate::sensitive::Category;
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::OnceLock;
 
 /// A term to look up in [`TextTerms`], with its fingerprint computed once (a query's terms
 /// are looked up in every candidate's texts).
@@ -53,7 +56,7 @@ pub struct Lookup<'a> {
 }
 
 impl<'a> Lookup<'a> {
-    /// Terms must be distinct.
+    /// A term may come more than once, with different values: each is found.
     pub fn new(terms: impl IntoIterator<Item = (&'a str, usize)>) -> Self {
         let mut terms: Vec<(Term<'a>, usize)> =
             terms.into_iter().map(|(t, v)| (Term::new(t), v)).collect();
@@ -109,6 +112,20 @@ impl TextTerms {
         terms
     }
 
+    /// The distinct terms.
+    pub fn distinct(&self) -> impl Iterator<Item = &str> {
+        self.counts.iter().map(|(t, _)| &**t)
+    }
+
+    /// The everyday topics the text touches ([`super::topics`]): those of its terms.
+    pub fn topics(&self) -> TopicSet {
+        static LEXICON: OnceLock<Lookup<'static>> = OnceLock::new();
+        let lexicon = LEXICON.get_or_init(|| Lookup::new(super::topics::terms()));
+        let mut set = 0;
+        self.matches(lexicon, |topic, _| set |= 1 << topic);
+        set
+    }
+
     /// How many terms the text has, repeats counted.
     pub fn len(&self) -> usize {
         self.sequence.len()
@@ -146,9 +163,9 @@ impl TextTerms {
                 std::cmp::Ordering::Greater => {
                     wanted.next();
                 }
+                // The next wanted term may be the same again, with another value.
                 std::cmp::Ordering::Equal => {
                     found(*value, *count);
-                    mine.next();
                     wanted.next();
                 }
             }
@@ -180,12 +197,16 @@ pub struct Analysed {
     pub whole: TextTerms,
     sentences: OnceCell<Vec<TextTerms>>,
     category: OnceCell<Option<Category>>,
+    /// The everyday topics the text touches ([`super::topics`]).
+    pub topics: TopicSet,
 }
 
 impl Analysed {
     pub fn new(text: &str) -> Self {
+        let whole = TextTerms::new(text);
         Analysed {
-            whole: TextTerms::new(text),
+            topics: whole.topics(),
+            whole,
             sentences: OnceCell::new(),
             category: OnceCell::new(),
         }
@@ -238,6 +259,16 @@ pub fn sensitive_category(text: &str) -> Option<Category> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_term_looked_up_under_several_values_is_found_for_each() {
+        let text = TextTerms::new("ice cream after the game");
+        let lookup = Lookup::new([("cream", 0), ("game", 1), ("cream", 2), ("tea", 3)]);
+        let mut found = Vec::new();
+        text.matches(&lookup, |value, count| found.push((value, count)));
+        found.sort();
+        assert_eq!(found, [(0, 1), (1, 1), (2, 1)]);
+    }
 
     #[test]
     fn counts_order_and_adjacency_are_those_of_the_tokens() {

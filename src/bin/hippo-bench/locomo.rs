@@ -295,6 +295,7 @@ fn weights_from(spec: Option<&str>, base: Weights) -> Result<Weights, String> {
             "time" => &mut w.time,
             "speaker" => &mut w.speaker,
             "sentence" => &mut w.sentence,
+            "topic" => &mut w.topic,
             _ => return Err(format!("unknown weight {name:?}")),
         };
         *slot = value;
