@@ -378,7 +378,7 @@ mod tests {
         let t = "父母送了我一辆遥控跑车作为圣诞礼物";
         assert_eq!(
             find(t, today()).unwrap().restate(t),
-            "父母送了我一辆遥控跑车作为圣诞（2026-12-25）礼物"
+            "父母送了我一辆遥控跑车作为圣诞（2025-12-25）礼物"
         );
         let t = "五一打算去厦门玩";
         assert_eq!(
@@ -408,6 +408,9 @@ mod tests {
             ("My sister's wedding was on May 2.", "2025-05-02"),
             // This week's Tuesday is this week's, whatever the tense.
             ("这周二我去看了牙医。", "2026-04-07"),
+            // A gift given or received as the occasion's.
+            ("父母送了我一辆遥控跑车作为圣诞节礼物。", "2025-12-25"),
+            ("我收到了一本书作为圣诞礼物", "2025-12-25"),
         ] {
             assert_eq!(label(said).as_deref(), Some(day), "{said}");
         }
@@ -432,6 +435,9 @@ mod tests {
                 "2026-04-11",
             ),
             ("周末我们去爬山", "2026-04-11~2026-04-12"),
+            // One bought or meant for the occasion may be for the next.
+            ("我买了一辆车作为圣诞礼物", "2026-12-25"),
+            ("我打算送他一本书作为圣诞礼物", "2026-12-25"),
         ] {
             assert_eq!(label(said).as_deref(), Some(day), "{said}");
         }

@@ -58,6 +58,11 @@ pub fn told_as_done(text: &str, (start, end): (usize, usize)) -> bool {
     // No word of a plan, and after the date a 了 (with no 为了, 了解, 受不了 … there) or 已经.
     let ahead = has_any(sentence, ZH_AHEAD)
         || (sentence.contains('要') && !has_any(sentence, ZH_NOT_AHEAD));
+    // "父母送了我一辆车作为圣诞礼物": a gift given or received as the occasion's is the last
+    // occasion's. Not one bought for it ("买了…作为圣诞礼物" may be for the next).
+    if before.ends_with("作为") && has_any(before, ZH_GIVEN) && !ahead {
+        return true;
+    }
     let done = after.contains('了') && !has_any(after, ZH_NOT_DONE);
     !ahead && (done || after.contains("已经"))
 }
@@ -71,6 +76,8 @@ fn has_any(text: &str, list: &str) -> bool {
 const ZH_AHEAD: &str =
     "将|打算|准备|计划|想去|想要|想和|想跟|想在|期待|希望|到时|下次|还没|快要|快到|\
     马上|即将|明天|明年|下周|下个|以后|会去|会来|会在|会和|会跟|如果|的话|假如|万一";
+/// A gift given or received.
+const ZH_GIVEN: &str = "送了|收到了|得到了|拿到了|给了|送给了";
 /// Words with 要 that do not say something is ahead.
 const ZH_NOT_AHEAD: &str = "重要|需要|主要|只要";
 /// Words with 了 that do not say something is done: with one of them after the date, no 了
