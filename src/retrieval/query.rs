@@ -289,12 +289,13 @@ pub fn analyse(query: &str, names: &Names) -> QueryAnalysis {
         if line.speaker == Some(Speaker::Character) {
             line_weight *= CHARACTER_LINE_WEIGHT;
         }
-        for topic in each(TextTerms::new(line.text).topics()) {
+        let tokens = tokenize(line.text);
+        for topic in each(TextTerms::from_tokens(&tokens).topics()) {
             if let Some(w) = topics.get_mut(topic) {
                 *w = f64::max(*w, line_weight);
             }
         }
-        for term in tokenize(line.text) {
+        for term in tokens {
             match position.get(&term) {
                 Some(&i) => weights[i] = weights[i].max(line_weight),
                 None => {

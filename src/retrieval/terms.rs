@@ -87,7 +87,11 @@ pub struct TextTerms {
 impl TextTerms {
     /// The terms of `text`, as [`tokenize`] gives them.
     pub fn new(text: &str) -> Self {
-        let tokens = tokenize(text);
+        Self::from_tokens(&tokenize(text))
+    }
+
+    /// The terms of a text already tokenized.
+    pub fn from_tokens(tokens: &[String]) -> Self {
         let mut distinct: Vec<(u64, &str)> = tokens
             .iter()
             .map(|t| (fingerprint(t), t.as_str()))
@@ -100,7 +104,7 @@ impl TextTerms {
             sequence: Box::default(),
         };
         let mut sequence = Vec::with_capacity(tokens.len());
-        for token in &tokens {
+        for token in tokens {
             // Every token is among the distinct ones.
             let at = terms.position(Term::new(token)).unwrap_or_default();
             if let Some((_, n)) = terms.counts.get_mut(at as usize) {
