@@ -74,14 +74,17 @@ step "wasm-opt -Oz"
 
 # Data the wasm reads but does not carry (it has a size budget), minified, as a module of
 # each glue's kind; the entry points hand them to the wasm: the request schemas the package
-# checks keys against (pkg/src/shapes.rs), the MCP tool list (src/mcp.rs) and the LLM prompts
-# (src/llm/prompts.rs).
+# checks keys against (pkg/src/shapes.rs), the MCP tool list (src/mcp.rs), the LLM prompts
+# (src/llm/prompts.rs), and two word lists as plain text: the everyday topics
+# (src/retrieval/topics.rs) and the Chinese segmenter's words (src/text/segment.rs).
 node - "$DIST" shapes=worker/src/http/openapi_components.json mcp_tools=src/mcp_tools.json \
-  prompts=src/llm/prompts.json <<'JS'
+  prompts=src/llm/prompts.json topics=src/retrieval/topics.txt \
+  chinese_words=src/text/zh_lexicon.txt <<'JS'
 const fs = require('node:fs');
 const [dist, ...modules] = process.argv.slice(2);
 for (const [name, file] of modules.map((m) => m.split('='))) {
-  const json = JSON.stringify(JSON.stringify(JSON.parse(fs.readFileSync(file, 'utf8'))));
+  const text = fs.readFileSync(file, 'utf8');
+  const json = JSON.stringify(file.endsWith('.json') ? JSON.stringify(JSON.parse(text)) : text);
   fs.writeFileSync(`${dist}/nodejs/${name}.js`, `module.exports = ${json};\n`);
   fs.writeFileSync(`${dist}/web/${name}.js`, `export default ${json};\n`);
 }

@@ -1,10 +1,12 @@
 // The browser entry (bundlers, and pages without one): the `web` wasm build, with
 // `{indexedDB: name}` storage. The .wasm is fetched and compiled on the first `Hippo.open`,
 // not at import, so importing the package costs nothing and needs no top-level await.
-import init, { Hippo, registerStorage as registerNow, setErrorClass, setMcpTools, setPrompts, setRequestShapes } from '../dist/web/hippo_wasm.js';
+import init, { Hippo, registerStorage as registerNow, setErrorClass, setMcpTools, setPrompts, setRequestShapes, setTopics, setChineseWords } from '../dist/web/hippo_wasm.js';
 import mcpTools from '../dist/web/mcp_tools.js';
 import prompts from '../dist/web/prompts.js';
 import shapes from '../dist/web/shapes.js';
+import topics from '../dist/web/topics.js';
+import chineseWords from '../dist/web/chinese_words.js';
 import { HippoError } from '../errors.js';
 import wasmUrl from './wasm-url.js';
 import { indexedDBStorage } from './indexeddb-storage.js';
@@ -22,6 +24,8 @@ function instantiate() {
       setRequestShapes(shapes);
       setMcpTools(mcpTools);
       setPrompts(prompts);
+      setTopics(topics);
+      setChineseWords(chineseWords);
       for (const [kind, factory] of kinds) registerNow(kind, factory);
     },
     (error) => {

@@ -46,6 +46,23 @@ pub fn set_prompts(json: &str) {
     hippo::llm::prompts::set_texts(json);
 }
 
+/// Hands the core the everyday topics' lexicon (`dist/<glue>/topics.js`, from the core's
+/// `src/retrieval/topics.txt`), kept out of the wasm's gzip budget as the prompts are. The
+/// entry points call it once, at load; without it ranking finds no topic in any text.
+#[wasm_bindgen(js_name = setTopics)]
+pub fn set_topics(text: &str) {
+    hippo::retrieval::topics::set_lexicon(text);
+}
+
+/// Hands the core the Chinese segmenter's word list (`dist/<glue>/chinese_words.js`, from the
+/// core's `src/text/zh_lexicon.txt`), kept out of the wasm's gzip budget as the prompts are. The
+/// entry points call it once, at load; without it the built-in dream reads Chinese a character
+/// at a time.
+#[wasm_bindgen(js_name = setChineseWords)]
+pub fn set_chinese_words(text: &str) {
+    hippo::text::segment::set_lexicon(text);
+}
+
 #[wasm_bindgen(js_name = Hippo)]
 pub struct JsHippo {
     inner: Rc<Inner>,

@@ -6,6 +6,50 @@ pub mod segment;
 
 pub use person::{capitalize_first, third_person};
 
+/// A word list of the core's (`src/**/*.txt`): compiled into the Worker and native builds
+/// (feature `lexicons`, a default), while the npm package ships it beside its wasm, which has
+/// a size budget, and hands it over once, at load. Until then the list is empty.
+pub struct WordList {
+    compiled: Option<&'static str>,
+    given: std::sync::OnceLock<String>,
+}
+
+/// The [`WordList`] of a file under `src/`: its text compiled in with feature `lexicons`.
+macro_rules! word_list {
+    ($path:literal) => {{
+        #[cfg(feature = "lexicons")]
+        let compiled = Some(include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/src/",
+            $path
+        )));
+        #[cfg(not(feature = "lexicons"))]
+        let compiled = None;
+        $crate::text::WordList::new(compiled)
+    }};
+}
+pub(crate) use word_list;
+
+impl WordList {
+    pub const fn new(compiled: Option<&'static str>) -> Self {
+        WordList {
+            compiled,
+            given: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Hands the list over where it is not compiled in; only the first call counts.
+    pub fn set(&self, text: &str) {
+        let _ = self.given.set(text.to_owned());
+    }
+
+    pub fn text(&'static self) -> &'static str {
+        self.compiled
+            .or_else(|| self.given.get().map(String::as_str))
+            .unwrap_or_default()
+    }
+}
+
 /// A CJK ideograph (the blocks Chinese text lives in).
 pub fn is_cjk(c: char) -> bool {
     matches!(c as u32, 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2A6DF)

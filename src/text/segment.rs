@@ -49,7 +49,15 @@ impl Word<'_> {
     }
 }
 
-const LEXICON: &str = include_str!("zh_lexicon.txt");
+static WORDS: super::WordList = super::word_list!("text/zh_lexicon.txt");
+
+/// Gives the core the word list (the text of `zh_lexicon.txt`) where it is not compiled in (the
+/// npm package, [`super::WordList`]), before the first text is segmented. Until then every
+/// character stands alone.
+pub fn set_lexicon(text: &str) {
+    WORDS.set(text);
+}
+
 /// Longest dictionary word, in characters.
 const MAX_WORD_CHARS: usize = 4;
 
@@ -63,7 +71,7 @@ fn lexicon() -> &'static Lexicon {
     static LEX: OnceLock<Lexicon> = OnceLock::new();
     LEX.get_or_init(|| {
         let mut words = HashMap::new();
-        for (rank, line) in LEXICON.lines().enumerate() {
+        for (rank, line) in WORDS.text().lines().enumerate() {
             let (word, class) = match line.split_once('/') {
                 Some((w, "t")) => (w, WordClass::Time),
                 Some((w, "s")) => (w, WordClass::Place),

@@ -220,6 +220,22 @@ test('JS ports: embed and llm callbacks are used, clock sets time', async () => 
   assert.ok(hits.memories[0].signals.vector > 0);
 });
 
+test('ranking reads the everyday topics the entry point hands the wasm', async () => {
+  // The topics' lexicon ships beside the wasm (dist/<glue>/topics.js): without it no text
+  // touches a topic, and a dialogue about pizza is not reminded of a restaurant.
+  const { hippo } = await openWithNpc('t');
+  await hippo.addMemories('t', {
+    memories: [
+      { summary: '爸爸带我去餐厅吃了火锅', type: 'profile' },
+      { summary: '这家店关门了', type: 'profile' },
+    ],
+  });
+  const hits = await hippo.search('t', { query: '爸爸说这家店的披萨很好吃', debug: true });
+  const signals = Object.fromEntries(hits.memories.map((m) => [m.summary, m.signals]));
+  assert.ok(signals['爸爸带我去餐厅吃了火锅']?.topic > 0, JSON.stringify(signals));
+  assert.equal(signals['这家店关门了']?.topic, 0, JSON.stringify(signals));
+});
+
 test('an LLM callback is sent the prompts the entry point hands the wasm', async () => {
   // The prompts ship beside the wasm (dist/<glue>/prompts.js): without them the model
   // would be sent empty instructions.
