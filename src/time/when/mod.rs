@@ -15,6 +15,7 @@
 )]
 
 mod en;
+mod stretch;
 mod tense;
 mod zh;
 
@@ -176,6 +177,15 @@ pub fn find(text: &str, today: NaiveDate) -> Option<When> {
         if let Some((last, _)) = first(true).filter(|(_, s)| *s == span) {
             date = last;
         }
+    }
+    // "from the 2nd to the 7th of March", "3月2日到7日": the days between, not one end.
+    if let Some((first, last, covered)) = stretch::stretch(text, date, span) {
+        return Some(When {
+            date: first,
+            end: Some(last),
+            time: None,
+            spans: vec![covered],
+        });
     }
     let mut spans = vec![span];
     let time = zh_time(text).or_else(|| en_time(&lower)).map(|(t, s)| {
@@ -536,6 +546,55 @@ mod tests {
     }
 
     #[test]
+    fn a_stretch_of_days_is_dated_from_its_first_day_to_its_last() {
+        let cases = [
+            (
+                "I took 10 rides during my vacation from the 2nd to the 7th of March",
+                "2026-03-02~2026-03-07",
+            ),
+            (
+                "we were in Rome between the 2nd and the 7th of March",
+                "2026-03-02~2026-03-07",
+            ),
+            (
+                "I'm away from the 8th until the 12th of May",
+                "2026-05-08~2026-05-12",
+            ),
+            (
+                "we camp the 2nd through 4th of June",
+                "2026-06-02~2026-06-04",
+            ),
+            ("I'm away from May 8th to 12th", "2026-05-08~2026-05-12"),
+            ("I'm away May 8th till the 12th.", "2026-05-08~2026-05-12"),
+            ("我们3月2日到7日去了海南", "2026-03-02~2026-03-07"),
+            ("5月8号至5月12号我出差", "2026-05-08~2026-05-12"),
+            ("5月8号到十二号我出差", "2026-05-08~2026-05-12"),
+            // Two days, not a stretch: the first.
+            ("the 17th and 18th of April", "2026-04-17"),
+            ("we meet May 8th and 12th", "2026-05-08"),
+            // One day: a count after it, a day before it, a word that is no join.
+            ("we meet on May 8 to 10 people", "2026-05-08"),
+            ("I'm away from May 8th to 3rd", "2026-05-08"),
+            ("I moved it to the 7th of May", "2026-05-07"),
+            ("May 8th. To 12th graders", "2026-05-08"),
+            ("我5月8号到公司报到", "2026-05-08"),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(label(text).as_deref(), Some(expected), "{text}");
+        }
+        // Restated, a stretch keeps its words, dated.
+        let restated = |text: &str| find(text, today()).unwrap().restate_all(text);
+        assert_eq!(
+            restated("I took 10 rides from the 2nd to the 7th of March"),
+            "I took 10 rides from the 2nd to the 7th of March (2026-03-02~2026-03-07)"
+        );
+        assert_eq!(
+            restated("我们3月2日到7日去了海南"),
+            "我们3月2日到7日（2026-03-02~2026-03-07）去了海南"
+        );
+    }
+
+    #[test]
     fn a_date_gone_by_or_a_habit_is_no_plan() {
         let cases = [
             // "since", "back in" and a past verb: the last occurrence, a month said alone too.
@@ -550,7 +609,7 @@ mod tests {
             ),
             (
                 "I took 10 rides during my vacation from the 2nd to the 7th of March",
-                Some("2026-03-07"),
+                Some("2026-03-02~2026-03-07"),
             ),
             ("I left Syria back in July", Some("2025-07")),
             (

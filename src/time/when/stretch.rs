@@ -1,0 +1,88 @@
+//! A stretch of days said around a date: "from the 2nd to the 7th of March", "between the 2nd
+//! and the 7th of March", "May 8th to 12th", "3月2日到7日", "5月8号至5月12号". The date found is
+//! one end; the other end is a day of the same month. Without this the date found alone stood
+//! for the stretch: a week's holiday was dated its last day, and restated "from the 2nd to on
+//! 2026-03-07".
+#![deny(
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    clippy::arithmetic_side_effects
+)]
+
+use super::*;
+
+/// Words that join the two ends of a stretch (and "between … and …").
+const JOINS: [&str; 5] = ["to", "till", "until", "through", "thru"];
+
+/// The first and last day of the stretch `date` (found at `span` of `text`) is one end of,
+/// and the bytes the whole stretch covers; `None` if no stretch is said there.
+pub(super) fn stretch(
+    text: &str,
+    date: NaiveDate,
+    span: (usize, usize),
+) -> Option<(NaiveDate, NaiveDate, (usize, usize))> {
+    let lower = text.to_ascii_lowercase();
+    let w = words(&lower);
+    let word = |i: usize| w.get(i).map_or("", |x| x.0);
+    let the = |i: usize| usize::from(word(i) == "the");
+    let same_month = |day: u32| NaiveDate::from_ymd_opt(date.year(), date.month(), day);
+    // "[between|from] [the] 2nd to|and [the] 7th of March": `date` is the last day.
+    let ends_here = || {
+        let join = w.iter().position(|x| x.1 >= span.0)?.checked_sub(1)?;
+        let day_at = join.checked_sub(1)?;
+        let day_at = day_at.checked_sub(the(day_at))?;
+        let from = day_at.saturating_sub(the(day_at.checked_sub(1)?));
+        let between = from.checked_sub(1).is_some_and(|i| word(i) == "between");
+        if !(JOINS.contains(&word(join)) || (word(join) == "and" && between)) {
+            return None;
+        }
+        let start = same_month(ordinal_day(word(day_at))?)?;
+        ends(start, date, (w.get(from)?.1, span.1))
+    };
+    // "May 8th to [the] 12th": `date` is the first day. Only space between them ("May 8. To
+    // 12th graders …" is no stretch), and a number names a day only with its suffix.
+    let starts_here = || {
+        let join = w.iter().position(|x| x.1 >= span.1)?;
+        let day_at = join.saturating_add(1);
+        let day_at = day_at.saturating_add(the(day_at));
+        let (day, _, end) = *w.get(day_at)?;
+        let gap = lower.get(span.1..w.get(join)?.1)?;
+        if !JOINS.contains(&word(join))
+            || !gap.trim().is_empty()
+            || !day.ends_with(char::is_alphabetic)
+        {
+            return None;
+        }
+        ends(date, same_month(ordinal_day(day)?)?, (span.0, end))
+    };
+    // "3月2日到7日", "5月8号至5月12号"
+    let zh_starts_here = || {
+        let rest = text.get(span.1..)?;
+        let tail = rest
+            .strip_prefix("到")
+            .or_else(|| rest.strip_prefix("至"))?;
+        let (mut day, mut used) = zh_number(tail)?;
+        if let Some(more) = tail.get(used..).and_then(|t| t.strip_prefix('月')) {
+            (day, used) = zh_number(more)?;
+            used = used.saturating_add(tail.len().saturating_sub(more.len()));
+        }
+        let marker = tail
+            .get(used..)?
+            .chars()
+            .next()
+            .filter(|c| "日号".contains(*c))?;
+        let end = text.len().saturating_sub(tail.len());
+        let end = end.saturating_add(used).saturating_add(marker.len_utf8());
+        ends(date, same_month(day)?, (span.0, end))
+    };
+    ends_here().or_else(starts_here).or_else(zh_starts_here)
+}
+
+/// A stretch from `first` to `last`, if `last` is later.
+fn ends(
+    first: NaiveDate,
+    last: NaiveDate,
+    covered: (usize, usize),
+) -> Option<(NaiveDate, NaiveDate, (usize, usize))> {
+    (last > first).then_some((first, last, covered))
+}
