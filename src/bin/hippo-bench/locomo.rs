@@ -573,6 +573,7 @@ fn evaluate(conv: &Conversation, setup: &Setup, tallies: &mut Tallies) -> Result
             &stats,
         ));
         let mut fused_ranked = None;
+        let mut model_ranked: Option<Vec<String>> = None;
         if let (Some((items, questions)), Some(model)) = (&model_vectors, setup.model) {
             let similarities: Vec<f32> = items.iter().map(|v| cosine(&questions[qi], v)).collect();
             let mut dense: Vec<usize> = (0..items.len()).collect();
@@ -583,6 +584,7 @@ fn evaluate(conv: &Conversation, setup: &Setup, tallies: &mut Tallies) -> Result
                 .map(|&i| conv.items[i].id.clone())
                 .collect();
             tallies.model.add(&q.category, &dense, &q.evidence);
+            model_ranked = Some(dense.clone());
             let evidence = q.evidence.iter().filter_map(|e| by_id.get(e.as_str()));
             tallies
                 .model
@@ -627,6 +629,7 @@ fn evaluate(conv: &Conversation, setup: &Setup, tallies: &mut Tallies) -> Result
                     "rank": ranked.iter().position(|r| r == e),
                     "fused_rank": fused_ranked.as_ref().map(|f| f.iter().position(|r| r == e)),
                     "bm25_rank": bm25_ranked.iter().position(|r| r == e),
+                    "model_rank": model_ranked.as_ref().map(|f| f.iter().position(|r| r == e)),
                     "text": text_of(e),
                 })).collect::<Vec<_>>(),
                 "top": top.iter().take(5).map(|id| json!({"id": id, "text": text_of(id)})).collect::<Vec<_>>(),
