@@ -569,12 +569,24 @@ mod tests {
             ("我们3月2日到7日去了海南", "2026-03-02~2026-03-07"),
             ("5月8号至5月12号我出差", "2026-05-08~2026-05-12"),
             ("5月8号到十二号我出差", "2026-05-08~2026-05-12"),
+            // Into the next month, and over a year's end.
+            (
+                "the course runs May 28th to June 3rd",
+                "2026-05-28~2026-06-03",
+            ),
+            (
+                "from the 28th of May to the 3rd of June",
+                "2026-05-28~2026-06-03",
+            ),
+            ("we ski December 28 to 3 January", "2026-12-28~2027-01-03"),
+            ("我们5月28号到6月3号去云南", "2026-05-28~2026-06-03"),
             // Two days, not a stretch: the first.
             ("the 17th and 18th of April", "2026-04-17"),
             ("we meet May 8th and 12th", "2026-05-08"),
             // One day: a count after it, a day before it, a word that is no join.
             ("we meet on May 8 to 10 people", "2026-05-08"),
             ("I'm away from May 8th to 3rd", "2026-05-08"),
+            ("postponed from May 8th to June", "2026-05-08"),
             ("I moved it to the 7th of May", "2026-05-07"),
             ("May 8th. To 12th graders", "2026-05-08"),
             ("我5月8号到公司报到", "2026-05-08"),
