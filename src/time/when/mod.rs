@@ -179,7 +179,7 @@ pub fn find(text: &str, today: NaiveDate) -> Option<When> {
         }
     }
     // "from the 2nd to the 7th of March", "3月2日到7日": the days between, not one end.
-    if let Some((first, last, covered)) = stretch::stretch(text, date, span) {
+    if let Some((first, last, covered)) = stretch::stretch(text, &lower, date, span) {
         return Some(When {
             date: first,
             end: Some(last),
@@ -566,6 +566,8 @@ mod tests {
             ),
             ("I'm away from May 8th to 12th", "2026-05-08~2026-05-12"),
             ("I'm away May 8th till the 12th.", "2026-05-08~2026-05-12"),
+            // At the text's start.
+            ("2nd to the 4th of June we camp", "2026-06-02~2026-06-04"),
             ("我们3月2日到7日去了海南", "2026-03-02~2026-03-07"),
             ("5月8号至5月12号我出差", "2026-05-08~2026-05-12"),
             ("5月8号到十二号我出差", "2026-05-08~2026-05-12"),

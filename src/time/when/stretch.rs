@@ -18,15 +18,16 @@ const JOINS: [&str; 5] = ["to", "till", "until", "through", "thru"];
 /// and the bytes the whole stretch covers; `None` if no stretch is said there.
 pub(super) fn stretch(
     text: &str,
+    lower: &str,
     date: NaiveDate,
     span: (usize, usize),
 ) -> Option<(NaiveDate, NaiveDate, (usize, usize))> {
-    let lower = text.to_ascii_lowercase();
-    let w = words(&lower);
+    let w = words(lower);
     let word = |i: usize| w.get(i).map_or("", |x| x.0);
     let the = |i: usize| usize::from(word(i) == "the");
-    // A day after `date`: of the month said, else of `date`'s; an earlier month is next year's.
-    let later = |month: Option<u32>, day: u32| {
+    // The other end: a day of the month said, else of `date`'s; an earlier month said is next
+    // year's.
+    let other_end = |month: Option<u32>, day: u32| {
         let month = month.unwrap_or(date.month());
         let year = date.year().checked_add(i32::from(month < date.month()))?;
         NaiveDate::from_ymd_opt(year, month, day)
@@ -35,13 +36,15 @@ pub(super) fn stretch(
     let ends_here = || {
         let join = w.iter().position(|x| x.1 >= span.0)?.checked_sub(1)?;
         let day_at = join.checked_sub(1)?;
-        let day_at = day_at.checked_sub(the(day_at))?;
-        let from = day_at.saturating_sub(the(day_at.checked_sub(1)?));
+        let from = match day_at.checked_sub(1) {
+            Some(before) if word(before) == "the" => before,
+            _ => day_at,
+        };
         let between = from.checked_sub(1).is_some_and(|i| word(i) == "between");
         if !(JOINS.contains(&word(join)) || (word(join) == "and" && between)) {
             return None;
         }
-        let start = NaiveDate::from_ymd_opt(date.year(), date.month(), ordinal_day(word(day_at))?)?;
+        let start = other_end(None, ordinal_day(word(day_at))?)?;
         ends(start, date, (w.get(from)?.1, span.1))
     };
     // "May 8th to [the] 12th", "May 28th to June 3rd", "… to the 3rd of June": `date` is the
@@ -69,7 +72,7 @@ pub(super) fn stretch(
         {
             return None;
         }
-        ends(date, later(month, ordinal_day(day)?)?, (span.0, end))
+        ends(date, other_end(month, ordinal_day(day)?)?, (span.0, end))
     };
     // "3月2日到7日", "5月8号至5月12号"
     let zh_starts_here = || {
@@ -91,7 +94,7 @@ pub(super) fn stretch(
             .filter(|c| "日号".contains(*c))?;
         let end = text.len().saturating_sub(tail.len());
         let end = end.saturating_add(used).saturating_add(marker.len_utf8());
-        ends(date, later(month, day)?, (span.0, end))
+        ends(date, other_end(month, day)?, (span.0, end))
     };
     ends_here().or_else(starts_here).or_else(zh_starts_here)
 }
