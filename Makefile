@@ -130,7 +130,7 @@ test-worker-sharded: worker-test
 # suite on the persisted wasm store; `make test-browser` drives Debian chromium over the
 # playground, the Worker's dashboard, and a page built from the packed tarball by webpack,
 # Vite and esbuild.
-.PHONY: pkg test-npm test-browser bench-npm bench-npm-persistence bench-npm-memory bench-anchor
+.PHONY: pkg test-npm test-browser bench-npm bench-npm-persistence bench-npm-memory bench-npm-writes-lme bench-anchor
 pkg: setup
 	bash scripts/build-pkg.sh
 
@@ -162,6 +162,16 @@ bench-npm-memory: pkg
 	test -f target/bench/npm/corpus-$(MEMORY_SIZE).json || \
 	  cargo run --release -p hippo-wasm --features bench --example retrieval_latency -- --sizes $(MEMORY_SIZE)
 	node tests/npm/bench/memory.mjs --size $(MEMORY_SIZE) $(if $(MEMORY_BASELINE),--baseline $(MEMORY_BASELINE))
+
+# The package filled with real turns (docs/BENCHMARKS.md, "Writes"): LongMemEval_S dev's first
+# LME_SIZE non-empty turns as `profile` memories, added 100 per call beside one import of them.
+# Needs target/external/lme-dev.json (../shared/data/external/README.md).
+LME_SIZE ?= 100000
+bench-npm-writes-lme: pkg
+	test -f target/bench/npm/corpus-lme$(LME_SIZE).json || { mkdir -p target/bench/npm && \
+	  cargo run --release --bin hippo-bench -- writes --data target/external/lme-dev.json \
+	    --sizes $(LME_SIZE) --corpus target/bench/npm/corpus-lme$(LME_SIZE).json; }
+	node --max-old-space-size=12000 tests/npm/bench/writes.mjs pkg lme$(LME_SIZE)
 
 # Bytes written and time per call at 10k memories, {file} in Node and {indexedDB} in chromium
 # (docs/BENCHMARKS.md "npm persistence"); PERSISTENCE_PKG=<dir> measures another build.

@@ -12,6 +12,10 @@
 //! its turns say, one type, in order, each cut to a memory's limit, instead of the generated
 //! corpus (whose memories repeat a few hundred templates): conflict resolution over real text.
 //!
+//! `--corpus FILE` (one size): writes the NPC of that size where the package's benchmarks read
+//! it (`{now, npcid, document, queries: []}`, as `make bench-npm` writes its corpus) and
+//! measures nothing: `make bench-npm-writes-lme` fills the package with real turns from it.
+//!
 //! Last line with `--json`: `{"writes": {"N": {"call_p50_ms"?, "call_max_ms"?, "import_ms",
 //! "fill_ms"?, "fill_actions"?: {"inserted", "reinforced", "superseded"}}}}`: the actions tell
 //! whether two builds' look-ups found the same conflicts.
@@ -115,6 +119,18 @@ fn import(hippo: &Hippo, document: &NpcExport) -> Result<f64, String> {
 
 pub fn run(args: &Args) -> Result<(), String> {
     let sizes = args.numbers("sizes", "1000,10000,100000")?;
+    if let Some(path) = args.value("corpus") {
+        let &[size] = sizes.as_slice() else {
+            return Err("--corpus writes one size: give --sizes N".into());
+        };
+        let body = json!({
+            "now": corpus::NOW,
+            "npcid": corpus::NPCID,
+            "document": document(args, size)?,
+            "queries": [],
+        });
+        return std::fs::write(path, body.to_string()).map_err(|e| format!("{path}: {e}"));
+    }
     let calls = args.number("calls", 5)?;
     let round = |v: f64| (v * 10.0).round() / 10.0;
     let mut rows = serde_json::Map::new();
