@@ -32,6 +32,14 @@ const FEAR: &str = "fear";
 const SURPRISE: &str = "surprise";
 const GRATITUDE: &str = "gratitude";
 const DISGUST: &str = "disgust";
+/// Every label [`detect`] gives.
+pub const LABELS: [&str; 7] = [JOY, SADNESS, ANGER, FEAR, SURPRISE, GRATITUDE, DISGUST];
+
+/// A word that says a feeling: a label, or a word [`detect`] reads one in ("excited",
+/// "开心").
+pub fn is_feeling(word: &str) -> bool {
+    LABELS.contains(&word) || detect(word).is_some()
+}
 
 const ZH_CUES: &[Cue] = &[
     cue("开心", JOY, 0.6),

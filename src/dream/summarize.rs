@@ -249,7 +249,8 @@ fn topics(turns: &[Turn], facts: &[&ExtractedMemory], name: &str, lang: Lang) ->
             Lang::En => (3..=30).contains(&t.len()),
         } && t != name
             && !t.contains("用户")
-            && !t.to_lowercase().contains("the user");
+            && !t.to_lowercase().contains("the user")
+            && names_a_topic(t);
         if fits && !out.iter().any(|o| o.contains(t) || t.contains(o.as_str())) && out.len() < 4 {
             out.push(t.to_string());
         }
@@ -282,19 +283,49 @@ fn topic_of(sentence: &str, lang: Lang) -> Option<String> {
         Lang::Zh => segment(sentence)
             .into_iter()
             .filter(|w| matches!(w.class, WordClass::Other | WordClass::Place))
-            .filter(|w| !TOPIC_STOP_ZH.contains(&w.text))
+            .filter(|w| !TOPIC_STOP_ZH.contains(&w.text) && names_a_topic(w.text))
             .max_by_key(|w| w.text.chars().count())
             .map(|w| w.text.to_string()),
         Lang::En => sentence
             .split(|c: char| !c.is_alphanumeric() && c != '\'')
             .filter(|w| {
-                w.len() >= 5 && !crate::retrieval::stopwords::is_english_stopword(&w.to_lowercase())
+                w.len() >= 5
+                    && !crate::retrieval::stopwords::is_english_stopword(&w.to_lowercase())
+                    && names_a_topic(w)
             })
             .filter(|w| !w.contains('\''))
             .max_by_key(|w| w.len())
             .map(|w| w.to_lowercase()),
     }
 }
+
+/// Whether a word can name what a day was about: a feeling has its own sentence in the entry
+/// (an emotion label as a topic gave "今天和TA聊了fear"), and a time says when, not what
+/// ("Talked with Sam today about … and yesterday").
+fn names_a_topic(word: &str) -> bool {
+    let lower = word.to_lowercase();
+    !emotion::is_feeling(&lower) && !time_word(&lower)
+}
+
+/// A word that names a time by itself: "yesterday", "weekend", "tonight", "昨天".
+fn time_word(word: &str) -> bool {
+    // Any day serves: only whether the word names a period is asked.
+    let day = chrono::NaiveDate::from_ymd_opt(2000, 6, 15).unwrap_or_default();
+    crate::time::phrase::parse_time_range(word, day).is_some() || TIME_WORDS.contains(&word)
+}
+
+/// Parts of a day the time phrases do not date.
+const TIME_WORDS: [&str; 9] = [
+    "morning",
+    "afternoon",
+    "evening",
+    "night",
+    "tonight",
+    "weekend",
+    "weekends",
+    "lately",
+    "recently",
+];
 
 /// Frequent words that say nothing about a day (function words are known as such to the
 /// segmenter's word list: these are the others).
@@ -325,7 +356,7 @@ fn strongest_feeling(turns: &[Turn]) -> Option<(String, Option<String>)> {
                 .iter()
                 .filter(|m| m.memory_type != MemoryType::History)
                 .filter_map(|m| m.keywords.first())
-                .filter(|k| k.chars().count() <= 12 && !k.contains("用户"))
+                .filter(|k| k.chars().count() <= 12 && !k.contains("用户") && names_a_topic(k))
                 .min_by_key(|k| k.chars().count())
                 .cloned()
         })
@@ -582,6 +613,45 @@ mod tests {
         let short = summarize_day(&turns, None, 40);
         assert!(short.chars().count() <= 40, "{short}");
         assert!(short.contains("花生"), "{short}");
+    }
+
+    #[test]
+    fn a_diary_topic_is_neither_a_feeling_nor_a_time() {
+        // Before: "今天和TA聊了fear。" (the emotional memory's label as a topic), "Talked with
+        // Sam today about excited, celebrated and yesterday."
+        let opening = |turns: &[Turn]| {
+            let line = summarize_day(turns, Some("Sam"), 800);
+            let first = line
+                .split(['。', '.'])
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            (line, first)
+        };
+        let (line, talked) = opening(&[
+            user("I'm so excited, I got the job yesterday!"),
+            user("We celebrated last weekend with my family at the lake."),
+        ]);
+        for not_a_topic in ["excited", "yesterday", "weekend", "joy"] {
+            assert!(!talked.contains(not_a_topic), "{not_a_topic}: {line}");
+        }
+        assert!(
+            line.contains("happy"),
+            "the feeling keeps its own sentence: {line}"
+        );
+        // Nor what a feeling was about: "说到生气的时候，TA很生气" (MADial).
+        let line = summarize_day(&[user("我今天很生气！")], None, 200);
+        assert!(!line.contains("说到生气"), "{line}");
+        assert!(line.contains("生气"), "{line}");
+        let (line, talked) = opening(&[
+            user("昨天我去看了一场音乐会，特别开心！"),
+            user("最近工作压力很大，我很焦虑。"),
+        ]);
+        for not_a_topic in ["fear", "joy", "开心", "焦虑", "昨天", "最近"] {
+            assert!(!talked.contains(not_a_topic), "{not_a_topic}: {line}");
+        }
+        // The word list knows neither 音乐会 nor 压力, so no topic is named; the facts are told.
+        assert!(line.contains("音乐会") && line.contains("压力"), "{line}");
     }
 
     #[test]

@@ -446,7 +446,10 @@ fn about_self(sentence: &str) -> bool {
     }
 }
 
-/// A few keywords of a summary: its longest words (Latin) or the summary itself (short CJK).
+/// A few keywords of a summary: its longest words (Latin), whole, or the head of a run of
+/// Chinese (a run is a clause, not a word: its first [`CJK_KEYWORD_CHARS`]). A Latin word cut
+/// short is no word: "infrastructu" was shown as a diary topic and missed the question's
+/// "infrastructure".
 fn keywords_of(summary: &str) -> Vec<String> {
     let mut words: Vec<&str> = summary
         .split(|c: char| !c.is_alphanumeric())
@@ -456,9 +459,15 @@ fn keywords_of(summary: &str) -> Vec<String> {
     words.truncate(3);
     words
         .into_iter()
-        .map(|w| text::cut_chars(w, 12).to_string())
+        .map(|w| match w.chars().any(text::is_cjk) {
+            true => text::cut_chars(w, CJK_KEYWORD_CHARS).to_string(),
+            false => w.to_string(),
+        })
         .collect()
 }
+
+/// How much of a run of Chinese a keyword keeps.
+const CJK_KEYWORD_CHARS: usize = 12;
 
 fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0

@@ -746,3 +746,23 @@ fn parents_said_together_are_two_relations_of_the_user() {
     let x = run("表哥Oliver来看我了");
     assert_eq!(x.entity_ops[0].name.as_deref(), Some("Oliver"));
 }
+
+#[test]
+fn a_long_english_word_is_kept_whole_as_a_keyword() {
+    // Keywords were cut at 12 characters, so "infrastructure" was kept as "infrastructu":
+    // not a word in the diary's topics ("Talked with John today about … infrastructu"), and
+    // no longer the term the word in a question becomes.
+    let x = run("I decided to run for office again to fix our city's infrastructure.");
+    let m = memory(&x, "infrastructure");
+    assert!(
+        m.keywords.iter().any(|k| k == "infrastructure"),
+        "{:?}",
+        m.keywords
+    );
+    assert!(m.keywords.iter().all(|k| !k.is_empty() && k.len() <= 64));
+    // A run of Chinese is still cut: a clause is no keyword.
+    assert_eq!(
+        keywords_of("用户说周末和朋友们一起去海边冲浪还有潜水"),
+        ["用户说周末和朋友们一起去"]
+    );
+}
