@@ -446,7 +446,7 @@ fn about_self(sentence: &str) -> bool {
     }
 }
 
-/// A few keywords of a summary: its longest words (Latin), whole, or the head of a run of
+/// A few keywords of a summary: its longest content words (Latin), whole, or the head of a run of
 /// Chinese (a run is a clause, not a word: its first [`CJK_KEYWORD_CHARS`]). A Latin word cut
 /// short is no word: "infrastructu" was shown as a diary topic and missed the question's
 /// "infrastructure".
@@ -454,6 +454,7 @@ fn keywords_of(summary: &str) -> Vec<String> {
     let mut words: Vec<&str> = summary
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| w.chars().count() >= 4 || w.chars().any(text::is_cjk))
+        .filter(|w| !crate::retrieval::stopwords::is_english_stopword(&w.to_lowercase()))
         .collect();
     crate::order::sort_by(&mut words, |a, b| b.chars().count().cmp(&a.chars().count()));
     words.truncate(3);

@@ -766,3 +766,16 @@ fn a_long_english_word_is_kept_whole_as_a_keyword() {
         ["用户说周末和朋友们一起去"]
     );
 }
+
+#[test]
+fn keywords_are_content_words() {
+    // "Here's a pic from when we met up" had the keywords "Here", "from" and "when": function
+    // words, which no question's terms match, shown in the diary's topics ("… about wanted,
+    // transitioning, Here and school").
+    let keywords = keywords_of("Here's a pic from when we met up at the lake");
+    assert_eq!(keywords, ["lake"]);
+    let keywords = keywords_of("The user wanted to tell you about their school event");
+    for function_word in ["about", "their"] {
+        assert!(!keywords.iter().any(|k| k == function_word), "{keywords:?}");
+    }
+}
