@@ -446,10 +446,10 @@ fn about_self(sentence: &str) -> bool {
     }
 }
 
-/// A few keywords of a summary: its longest content words (Latin), whole, or the head of a run of
-/// Chinese (a run is a clause, not a word: its first [`CJK_KEYWORD_CHARS`]). A Latin word cut
-/// short is no word: "infrastructu" was shown as a diary topic and missed the question's
-/// "infrastructure".
+/// A few keywords of a summary: its longest content words (Latin), whole, or the head of a
+/// run of Chinese (a run is a clause, not a word: its first [`CJK_KEYWORD_CHARS`]). A Latin
+/// word cut short is no word: "infrastructu" was shown as a diary topic and missed the
+/// question's "infrastructure".
 fn keywords_of(summary: &str) -> Vec<String> {
     let mut words: Vec<&str> = summary
         .split(|c: char| !c.is_alphanumeric())
@@ -460,9 +460,12 @@ fn keywords_of(summary: &str) -> Vec<String> {
     words.truncate(3);
     words
         .into_iter()
-        .map(|w| match w.chars().any(text::is_cjk) {
-            true => text::cut_chars(w, CJK_KEYWORD_CHARS).to_string(),
-            false => w.to_string(),
+        .map(|w| {
+            if w.chars().any(text::is_cjk) {
+                text::cut_chars(w, CJK_KEYWORD_CHARS).to_string()
+            } else {
+                w.to_string()
+            }
         })
         .collect()
 }
